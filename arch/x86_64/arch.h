@@ -1,0 +1,35 @@
+/* arch/x86_64/arch.h: what the compiler's __atomic builtins cannot give fthr
+ * on x86_64: the raw syscall instruction, the spin-wait hint, cache geometry.
+ * Everything here is inline and touches general registers only.
+ */
+#ifndef FTHR_ARCH_H
+#define FTHR_ARCH_H
+
+#define FTHR_ARCH_NAME "x86_64"
+#define FTHR_CACHELINE 64
+
+/* Raw syscall: returns the kernel's value, -errno on failure. Never touches
+ * errno and never calls into libc, so it may sit on any path. */
+static inline long arch_syscall6(long n, long a1, long a2, long a3, long a4,
+                                 long a5, long a6)
+{
+	register long r10 __asm__("r10") = a4;
+	register long r8 __asm__("r8") = a5;
+	register long r9 __asm__("r9") = a6;
+	long ret;
+
+	__asm__ __volatile__("syscall"
+			     : "=a"(ret)
+			     : "a"(n), "D"(a1), "S"(a2), "d"(a3), "r"(r10),
+			       "r"(r8), "r"(r9)
+			     : "rcx", "r11", "memory");
+	return ret;
+}
+
+/* Spin-wait hint: lets the sibling hyperthread run, saves power. */
+static inline void arch_cpu_relax(void)
+{
+	__asm__ __volatile__("pause" ::: "memory");
+}
+
+#endif

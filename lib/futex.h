@@ -1,0 +1,50 @@
+/* lib/futex.h: the futex layer's interface, the only OS seam below fthr's
+ * objects. Nothing above this header knows it runs on Linux: a FreeBSD
+ * backend (lib/futex_freebsd.c on _umtx_op UMTX_OP_WAIT_UINT[_PRIVATE] and
+ * UMTX_OP_WAKE[_PRIVATE]) implements the same four functions.
+ *
+ * Words are 32-bit ints. 'shared' selects a futex visible across processes
+ * (pshared objects); otherwise the cheaper process-private variant is used.
+ * Every function returns 0 or a positive errno value and never writes errno.
+ */
+#ifndef FTHR_FUTEX_H
+#define FTHR_FUTEX_H
+
+#include <time.h>
+#include <errno.h>
+#include <stdbool.h>
+#include "fthr_impl.h"
+
+/* Sleep while *addr == expect. abstime (NULL: forever) is an absolute
+ * deadline on clock clk, which fthr_futex_clock_ok() accepted.
+ * Returns 0 (woken, possibly spuriously), EAGAIN (*addr != expect),
+ * EINTR (a signal handler ran), ETIMEDOUT. */
+FTHR_HIDDEN int fthr_futex_wait(volatile int *addr, int expect, bool shared,
+				clockid_t clk, const struct timespec *abstime);
+
+/* Wake up to n sleepers on addr; returns how many woke (>= 0). */
+FTHR_HIDDEN int fthr_futex_wake(volatile int *addr, int n, bool shared);
+
+/* If *addr == expect, wake nwake sleepers on addr and move up to nmove of
+ * the rest to sleep on addr2. Returns the number woken plus moved, or
+ * -EAGAIN when *addr != expect. */
+FTHR_HIDDEN int fthr_futex_cmp_requeue(volatile int *addr, int expect,
+				       int nwake, volatile int *addr2,
+				       int nmove, bool shared);
+
+/* Clocks an absolute futex deadline may be measured on. */
+FTHR_HIDDEN bool fthr_futex_clock_ok(clockid_t clk);
+
+/* Validate a deadline the way POSIX asks of a call about to block:
+ * EINVAL for tv_nsec outside [0, 1e9) (or a NULL deadline), ETIMEDOUT for a
+ * negative tv_sec (long past, and not something a futex accepts), else 0. */
+static inline int fthr_abstime_check(const struct timespec *ts)
+{
+	if (!ts || (unsigned long)ts->tv_nsec >= 1000000000ul)
+		return EINVAL;
+	if (ts->tv_sec < 0)
+		return ETIMEDOUT;
+	return 0;
+}
+
+#endif

@@ -1,0 +1,62 @@
+/* lib/futex_linux.c: the futex layer on Linux futex(2), issued with the
+ * inline arch syscall (no libc call, errno untouched).
+ *
+ * Waits use FUTEX_WAIT_BITSET with FUTEX_BITSET_MATCH_ANY so the deadline is
+ * absolute, on CLOCK_MONOTONIC by default or CLOCK_REALTIME with
+ * FUTEX_CLOCK_REALTIME (a realtime wait follows settimeofday, a monotonic one
+ * does not). Wakes and requeues are plain FUTEX_WAKE / FUTEX_CMP_REQUEUE,
+ * which match any bitset. FUTEX_PRIVATE_FLAG unless the object is pshared.
+ */
+#include "config.h"
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <limits.h>
+#include "futex.h"
+
+static inline int priv(int op, bool shared)
+{
+	return shared ? op : (op | FUTEX_PRIVATE_FLAG);
+}
+
+static inline long sys_futex(volatile int *uaddr, int op, int val,
+			     long timeout_or_val2, volatile int *uaddr2,
+			     int val3)
+{
+	return arch_syscall6(SYS_futex, (long)uaddr, op, val, timeout_or_val2,
+			     (long)uaddr2, val3);
+}
+
+int fthr_futex_wait(volatile int *addr, int expect, bool shared,
+		    clockid_t clk, const struct timespec *abstime)
+{
+	int op = FUTEX_WAIT_BITSET;
+	long r;
+
+	if (abstime && clk == CLOCK_REALTIME)
+		op |= FUTEX_CLOCK_REALTIME;
+	r = sys_futex(addr, priv(op, shared), expect, (long)abstime, NULL,
+		      FUTEX_BITSET_MATCH_ANY);
+	if (r == 0)
+		return 0;
+	/* EAGAIN, EINTR, ETIMEDOUT are the answers callers act on; anything
+	 * else (EFAULT, ENOSYS) cannot be retried usefully: report it. */
+	return (int)-r;
+}
+
+int fthr_futex_wake(volatile int *addr, int n, bool shared)
+{
+	long r = sys_futex(addr, priv(FUTEX_WAKE, shared), n, 0, NULL, 0);
+	return r < 0 ? 0 : (int)r;
+}
+
+int fthr_futex_cmp_requeue(volatile int *addr, int expect, int nwake,
+			   volatile int *addr2, int nmove, bool shared)
+{
+	return (int)sys_futex(addr, priv(FUTEX_CMP_REQUEUE, shared), nwake,
+			      nmove, addr2, expect);
+}
+
+bool fthr_futex_clock_ok(clockid_t clk)
+{
+	return clk == CLOCK_REALTIME || clk == CLOCK_MONOTONIC;
+}

@@ -1,0 +1,38 @@
+/* lib/self.h: the per-thread record, one initial-exec TLS block per thread.
+ *
+ * It is filled lazily on the first fthr call that needs it, in any thread,
+ * including threads fthr did not see created (no pthread_create hook is
+ * needed). Reading it is a %fs/tpidr_el0-relative load: no syscall and no
+ * call on a fast path once filled. A fork child handler clears the record of
+ * the thread that forked, so its tid is read again in the child.
+ */
+#ifndef FTHR_SELF_H
+#define FTHR_SELF_H
+
+#include "fthr_impl.h"
+
+struct fthr_self {
+	int tid; /* kernel thread id; 0 = not filled yet */
+};
+
+extern __thread struct fthr_self fthr_self_rec
+	__attribute__((tls_model("initial-exec"))) FTHR_HIDDEN;
+
+/* Fork generation, advanced by FTHR_FORK_GEN_STEP in every fork child: lets
+ * pthread_once tell an initialization the parent left in progress. */
+#define FTHR_FORK_GEN_STEP 4
+extern int fthr_fork_gen FTHR_HIDDEN;
+
+FTHR_HIDDEN int fthr_self_fill(void);
+
+/* The calling thread's kernel tid. */
+static inline int fthr_tid(void)
+{
+	int tid = fthr_self_rec.tid;
+
+	if (unlikely(tid == 0))
+		tid = fthr_self_fill();
+	return tid;
+}
+
+#endif

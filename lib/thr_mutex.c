@@ -1,0 +1,290 @@
+/* lib/thr_mutex.c: pthread mutexes on one futex word, in glibc's byte layout
+ * and with glibc's futex protocol, so that a process-shared mutex works
+ * between an fthr process and a plain-glibc one.
+ *
+ * Futex protocol of __data.__lock:
+ *   0  unlocked
+ *   1  locked, nobody sleeps on the word
+ *   2  locked, somebody may sleep on the word
+ *
+ *   lock     CAS 0->1 (the uncontended path, nothing else). Otherwise, for an
+ *            adaptive mutex, a bounded number of spins retrying CAS 0->1;
+ *            then loop { if SWAP(2) returned 0 we own it, in state 2;
+ *            futex_wait(word, 2) }.
+ *   unlock   SWAP(0); if the old value was 2, futex_wake(word, 1).
+ *   wakes    every transition 2->0 is followed by one wake. The woken thread
+ *            re-takes the word with SWAP(2), keeping the "maybe sleepers"
+ *            mark, so its own unlock wakes the next sleeper. A thread only
+ *            sleeps while the word is 2 (the kernel compares atomically), so
+ *            no wake-up is lost.
+ *
+ * Fields beside the word, written only by the owner while it holds the word:
+ *   __owner   kernel tid of the owner (every type, as glibc), 0 when free
+ *   __count   recursion depth of a recursive mutex
+ *   __nusers  holders (glibc's pthread_mutex_destroy reads it)
+ *   __spins   adaptive mutexes: running estimate of the spins that pay off
+ *   __kind    type and flag bits, glibc's values (see fthr_impl.h)
+ *
+ * Robust, priority-inherit and priority-protect mutexes are refused with
+ * ENOTSUP until fthr implements their kernel protocols.
+ */
+#include "config.h"
+#include <errno.h>
+#include <string.h>
+#include "futex.h"
+#include "self.h"
+
+/* Bits that send a call off the normal-mutex fast path. */
+#define SLOW_KIND_BITS                                                         \
+	(FTHR_MUTEX_KIND_MASK | FTHR_MUTEX_ROBUST | FTHR_MUTEX_PRIO_INHERIT |  \
+	 FTHR_MUTEX_PRIO_PROTECT)
+#define KNOWN_KIND_BITS                                                        \
+	(SLOW_KIND_BITS | FTHR_MUTEX_PSHARED | FTHR_MUTEX_ELISION |            \
+	 FTHR_MUTEX_NO_ELISION | (int)FTHR_MUTEX_CEILING_MASK)
+#define UNSUPPORTED_KIND_BITS                                                  \
+	(FTHR_MUTEX_ROBUST | FTHR_MUTEX_PRIO_INHERIT | FTHR_MUTEX_PRIO_PROTECT)
+
+/* glibc's default bound on adaptive spinning. */
+#define ADAPTIVE_MAX_SPINS 100
+
+static inline volatile int *lockword(pthread_mutex_t *m)
+{
+	return &m->__data.__lock;
+}
+
+static inline int mutex_kind(const pthread_mutex_t *m)
+{
+	return a_load_relaxed(&m->__data.__kind);
+}
+
+static inline int mutex_owner(const pthread_mutex_t *m)
+{
+	return a_load_relaxed(&m->__data.__owner);
+}
+
+/* Bookkeeping once the word is ours. */
+static inline void mutex_took(pthread_mutex_t *m, int tid)
+{
+	a_store_relaxed(&m->__data.__owner, tid);
+	m->__data.__nusers++;
+}
+
+/* Bookkeeping and the release of the word; wakes one sleeper if marked. */
+static inline void mutex_release(pthread_mutex_t *m, int kind)
+{
+	a_store_relaxed(&m->__data.__owner, 0);
+	m->__data.__nusers--;
+	if (unlikely(a_swap_release(lockword(m), 0) == 2))
+		fthr_futex_wake(lockword(m), 1, kind & FTHR_MUTEX_PSHARED);
+}
+
+/* Adaptive mutexes: spin while the owner is likely to let go soon. Returns
+ * true with the word taken (state 1). The estimate in __spins is updated by
+ * the caller once it holds the mutex. */
+static bool mutex_spin(pthread_mutex_t *m, int *spun)
+{
+	volatile int *w = lockword(m);
+	int max = m->__data.__spins * 2 + 10;
+	int n = 0;
+
+	if (max > ADAPTIVE_MAX_SPINS)
+		max = ADAPTIVE_MAX_SPINS;
+	do {
+		if (n++ >= max) {
+			*spun = n;
+			return false;
+		}
+		arch_cpu_relax();
+	} while (a_load_relaxed(w) != 0 || !a_cas_acquire(w, 0, 1));
+	*spun = n;
+	return true;
+}
+
+/* Take the word after a failed CAS 0->1: spin (adaptive), then sleep. */
+static int mutex_wait(pthread_mutex_t *m, int kind, clockid_t clk,
+		      const struct timespec *abstime, bool timed)
+{
+	volatile int *w = lockword(m);
+	bool shared = kind & FTHR_MUTEX_PSHARED;
+	int r, spun = -1;
+
+	if (timed && (r = fthr_abstime_check(abstime)) != 0)
+		return r;
+	if ((kind & FTHR_MUTEX_KIND_MASK) == PTHREAD_MUTEX_ADAPTIVE_NP &&
+	    mutex_spin(m, &spun))
+		goto out;
+	while (a_swap_acquire(w, 2) != 0) {
+		r = fthr_futex_wait(w, 2, shared, clk, timed ? abstime : NULL);
+		if (r == ETIMEDOUT)
+			return r;
+	}
+out:
+	if (spun >= 0)
+		m->__data.__spins += (spun - m->__data.__spins) / 8;
+	return 0;
+}
+
+/* Everything but the normal-mutex fast path. */
+static FTHR_NOINLINE int mutex_lock_slow(pthread_mutex_t *m, clockid_t clk,
+					 const struct timespec *abstime,
+					 bool timed)
+{
+	int kind = mutex_kind(m), type = kind & FTHR_MUTEX_KIND_MASK;
+	int tid, r;
+
+	if (unlikely(kind & ~KNOWN_KIND_BITS))
+		return EINVAL; /* destroyed or never initialized */
+	if (unlikely(kind & UNSUPPORTED_KIND_BITS))
+		return ENOTSUP;
+	tid = fthr_tid();
+	if (mutex_owner(m) == tid) {
+		if (type == PTHREAD_MUTEX_RECURSIVE) {
+			if (m->__data.__count + 1 == 0)
+				return EAGAIN;
+			m->__data.__count++;
+			return 0;
+		}
+		if (type == PTHREAD_MUTEX_ERRORCHECK)
+			return EDEADLK;
+	}
+	if (!a_cas_acquire(lockword(m), 0, 1)) {
+		r = mutex_wait(m, kind, clk, abstime, timed);
+		if (r)
+			return r;
+	}
+	mutex_took(m, tid);
+	if (type == PTHREAD_MUTEX_RECURSIVE)
+		m->__data.__count = 1;
+	return 0;
+}
+
+/* The uncontended normal mutex: one CAS and the bookkeeping. */
+static inline bool mutex_lock_fast(pthread_mutex_t *m)
+{
+	if (likely((mutex_kind(m) & SLOW_KIND_BITS) == 0) &&
+	    likely(a_cas_acquire(lockword(m), 0, 1))) {
+		mutex_took(m, fthr_tid());
+		return true;
+	}
+	return false;
+}
+
+FTHR_HIDDEN int fthr_mutex_lock(pthread_mutex_t *m)
+{
+	if (mutex_lock_fast(m))
+		return 0;
+	return mutex_lock_slow(m, CLOCK_REALTIME, NULL, false);
+}
+
+FTHR_HIDDEN int fthr_mutex_timedlock(pthread_mutex_t *m,
+				     const struct timespec *abstime)
+{
+	if (mutex_lock_fast(m))
+		return 0;
+	return mutex_lock_slow(m, CLOCK_REALTIME, abstime, true);
+}
+
+FTHR_HIDDEN int fthr_mutex_clocklock(pthread_mutex_t *m, clockid_t clk,
+				     const struct timespec *abstime)
+{
+	if (!fthr_futex_clock_ok(clk))
+		return EINVAL;
+	if (mutex_lock_fast(m))
+		return 0;
+	return mutex_lock_slow(m, clk, abstime, true);
+}
+
+FTHR_HIDDEN int fthr_mutex_trylock(pthread_mutex_t *m)
+{
+	int kind = mutex_kind(m), tid;
+
+	if (unlikely(kind & (~KNOWN_KIND_BITS | UNSUPPORTED_KIND_BITS)))
+		return (kind & ~KNOWN_KIND_BITS) ? EINVAL : ENOTSUP;
+	tid = fthr_tid();
+	if ((kind & FTHR_MUTEX_KIND_MASK) == PTHREAD_MUTEX_RECURSIVE &&
+	    mutex_owner(m) == tid) {
+		if (m->__data.__count + 1 == 0)
+			return EAGAIN;
+		m->__data.__count++;
+		return 0;
+	}
+	if (!a_cas_acquire(lockword(m), 0, 1))
+		return EBUSY;
+	mutex_took(m, tid);
+	if ((kind & FTHR_MUTEX_KIND_MASK) == PTHREAD_MUTEX_RECURSIVE)
+		m->__data.__count = 1;
+	return 0;
+}
+
+static FTHR_NOINLINE int mutex_unlock_slow(pthread_mutex_t *m, int kind)
+{
+	if (unlikely(kind & (~KNOWN_KIND_BITS | UNSUPPORTED_KIND_BITS)))
+		return EINVAL;
+	switch (kind & FTHR_MUTEX_KIND_MASK) {
+	case PTHREAD_MUTEX_RECURSIVE:
+		if (mutex_owner(m) != fthr_tid())
+			return EPERM;
+		if (--m->__data.__count != 0)
+			return 0;
+		break;
+	case PTHREAD_MUTEX_ERRORCHECK:
+		if (mutex_owner(m) != fthr_tid() ||
+		    a_load_relaxed(lockword(m)) == 0)
+			return EPERM;
+		break;
+	default: /* adaptive */
+		break;
+	}
+	mutex_release(m, kind);
+	return 0;
+}
+
+FTHR_HIDDEN int fthr_mutex_unlock(pthread_mutex_t *m)
+{
+	int kind = mutex_kind(m);
+
+	if (likely((kind & SLOW_KIND_BITS) == 0)) {
+		mutex_release(m, kind);
+		return 0;
+	}
+	return mutex_unlock_slow(m, kind);
+}
+
+FTHR_HIDDEN int fthr_mutex_init(pthread_mutex_t *m,
+				const pthread_mutexattr_t *attr)
+{
+	int a = attr ? attr->__align : 0;
+	int type = a & ~FTHR_MATTR_FLAG_BITS;
+
+	if (a & FTHR_MATTR_ROBUST || a & FTHR_MATTR_PROTOCOL_MASK)
+		return ENOTSUP;
+	if (type < PTHREAD_MUTEX_NORMAL || type > PTHREAD_MUTEX_ADAPTIVE_NP)
+		return EINVAL;
+	memset(m, 0, sizeof(*m));
+	m->__data.__kind = type | ((a & FTHR_MATTR_PSHARED) ? FTHR_MUTEX_PSHARED : 0);
+	return 0;
+}
+
+FTHR_HIDDEN int fthr_mutex_destroy(pthread_mutex_t *m)
+{
+	if (a_load_relaxed(lockword(m)) != 0 || m->__data.__nusers != 0)
+		return EBUSY;
+	/* As glibc: a destroyed mutex has an impossible kind, so a later lock
+	 * returns EINVAL instead of silently working. */
+	a_store_relaxed(&m->__data.__kind, -1);
+	return 0;
+}
+
+FTHR_EXPORT(pthread_mutex_init, fthr_mutex_init);
+FTHR_EXPORT(pthread_mutex_destroy, fthr_mutex_destroy);
+FTHR_EXPORT(pthread_mutex_lock, fthr_mutex_lock);
+FTHR_EXPORT(pthread_mutex_trylock, fthr_mutex_trylock);
+FTHR_EXPORT(pthread_mutex_timedlock, fthr_mutex_timedlock);
+FTHR_EXPORT(pthread_mutex_clocklock, fthr_mutex_clocklock);
+FTHR_EXPORT(pthread_mutex_unlock, fthr_mutex_unlock);
+/* glibc also exports these names (old binaries and libraries use them). */
+FTHR_EXPORT(__pthread_mutex_init, fthr_mutex_init);
+FTHR_EXPORT(__pthread_mutex_destroy, fthr_mutex_destroy);
+FTHR_EXPORT(__pthread_mutex_lock, fthr_mutex_lock);
+FTHR_EXPORT(__pthread_mutex_trylock, fthr_mutex_trylock);
+FTHR_EXPORT(__pthread_mutex_unlock, fthr_mutex_unlock);

@@ -1,0 +1,99 @@
+#!/bin/sh
+# The FPU-free test. From the disassembly of a built libfthr:
+#  1. no instruction in the whole library uses an x87/MMX/SSE/AVX register
+#     (aarch64: an FP/SIMD register) -- the arch flags promise that;
+#  2. the hot paths (unlock, the uncontended lock/trylock, spin lock/unlock,
+#     the completed pthread_once) make no call out of the library: no PLT
+#     call, no call or jump through a pointer.
+# Then a negative control: the same sources built WITHOUT the arch flags
+# must fail check 1, which proves the check can see what it looks for.
+#
+# Usage: fpu-free.sh [LIBRARY]   (default $FTHR_LIB); needs objdump and nm.
+set -u
+OBJDUMP=${OBJDUMP:-objdump}
+NM=${NM:-nm}
+arch=${FTHR_ARCH:-$(uname -m)}
+HOT="pthread_mutex_lock pthread_mutex_trylock pthread_mutex_unlock
+pthread_spin_lock pthread_spin_trylock pthread_spin_unlock pthread_once"
+
+# Print the offending instructions of a disassembly on stdin.
+fpu_insns() {
+	case $arch in
+	x86_64)
+		# x87 mnemonics all start with f; SSE/AVX/MMX name their registers
+		awk -F'\t' 'NF >= 2 { m = $2; sub(/ .*/, "", m); ops = $2; sub(/^[^ ]+ */, "", ops);
+			sub(/#.*/, "", ops); gsub(/<[^>]*>/, "", ops);
+			if (m ~ /^f/ || m ~ /^(emms|ldmxcsr|stmxcsr|vzeroupper|vzeroall)$/ ||
+			    ops ~ /%([xyz]mm[0-9]|mm[0-7]|st\(|st$|st,|k[0-7])/) print }' ;;
+	aarch64)
+		awk -F'\t' 'NF >= 2 { m = $2; sub(/[ \t].*/, "", m); ops = $0; sub(/^[^\t]*\t[^\t]*\t?/, "", ops);
+			gsub(/<[^>]*>/, "", ops); gsub(/\/\/.*/, "", ops);
+			if (m ~ /^f/ || ops ~ /(^|[^a-z0-9_])[vqdshb][0-9]+([^0-9a-z_]|$)/) print }' ;;
+	*) echo "fpu-free.sh: no rules for arch $arch" >&2; exit 99 ;;
+	esac
+}
+
+# Disassemble one exported function by its address and size.
+disasm_fn() { # lib sym
+	set -- "$1" "$2" $($NM -D -S --defined-only "$1" | awk -v s="$2" '$4 == s { print $1, $2 }')
+	test $# -eq 4 || { echo "no symbol $2 in $1" >&2; return 1; }
+	start=$((0x$3)); stop=$((0x$3 + 0x$4))
+	$OBJDUMP -d --no-show-raw-insn --start-address=$start --stop-address=$stop "$1" | grep -P '^\s+[0-9a-f]+:\t'
+}
+
+# Check a library; prints findings, returns 1 if any.
+check_lib() { # lib
+	lib=$1; bad=0
+	out=$($OBJDUMP -d --no-show-raw-insn "$lib" | grep -P '^\s+[0-9a-f]+:\t' | fpu_insns)
+	if test -n "$out"; then
+		echo "FPU/vector instructions in $lib:"; echo "$out" | head -20
+		bad=1
+	fi
+	for f in $HOT; do
+		body=$(disasm_fn "$lib" "$f") || { bad=1; continue; }
+		n=$(printf '%s\n' "$body" | wc -l)
+		calls=$(printf '%s\n' "$body" | grep -E '\s(call|callq|jmp|jmpq|bl|b|br|blr)\s' |
+			grep -E '@plt|\*|\s(br|blr)\s' )
+		fpu=$(printf '%s\n' "$body" | fpu_insns)
+		if test -n "$calls$fpu"; then
+			echo "$f: calls out of the library or uses FP registers:"
+			printf '%s\n' "$calls" "$fpu" | sed '/^$/d'
+			bad=1
+		else
+			echo "$f: $n instructions, FPU-free, no call out of the library"
+		fi
+	done
+	return $bad
+}
+
+lib=${1:-${FTHR_LIB:-}}
+test -n "$lib" && test -f "$lib" || { echo "usage: $0 LIBRARY" >&2; exit 99; }
+command -v "$OBJDUMP" >/dev/null || { echo "no objdump" >&2; exit 99; }
+
+echo "== $lib ($arch)"
+check_lib "$lib"; rc=$?
+
+# Negative control, only from the build tree (needs the sources and flags).
+if test -n "${FTHR_SRCDIR:-}" && test -n "${FTHR_LIB_SOURCES:-}" && test -n "${CC:-}"; then
+	tmp=$(mktemp -d) || exit 99
+	trap 'rm -rf "$tmp"' EXIT
+	srcs=
+	for s in $FTHR_LIB_SOURCES; do case $s in *.c) srcs="$srcs $FTHR_SRCDIR/$s" ;; esac; done
+	# shellcheck disable=SC2086
+	if $CC -shared -fPIC $FTHR_BASE_CFLAGS -D_GNU_SOURCE -I"$FTHR_BUILDDIR" \
+		-I"$FTHR_SRCDIR/lib" -I"$FTHR_SRCDIR/include" -I"$FTHR_SRCDIR/arch/$arch" \
+		-o "$tmp/libnoflags.so" $srcs 2>"$tmp/cc.err"; then
+		echo "== negative control: the same sources without '$FTHR_ARCH_CFLAGS'"
+		if check_lib "$tmp/libnoflags.so" >"$tmp/neg.out"; then
+			cat "$tmp/neg.out"
+			echo "FAIL: the check found nothing in a build without the flags"
+			rc=1
+		else
+			grep -A3 '^FPU/vector' "$tmp/neg.out"
+			echo "ok: without the flags the check fails, as it must"
+		fi
+	else
+		cat "$tmp/cc.err"; echo "could not build the negative control"; rc=1
+	fi
+fi
+exit $rc

@@ -1,0 +1,97 @@
+/* tests/harness.c: see harness.h. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "harness.h"
+
+TCase *harness_tcase(Suite *s, const char *name, double seconds)
+{
+	TCase *tc = tcase_create(name);
+
+	tcase_set_timeout(tc, seconds);
+	suite_add_tcase(s, tc);
+	return tc;
+}
+
+int64_t harness_now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+struct timespec harness_deadline(clockid_t clk, long ms)
+{
+	int64_t t = harness_now_ns(clk) + (int64_t)ms * 1000000;
+	struct timespec ts = { .tv_sec = t / 1000000000, .tv_nsec = t % 1000000000 };
+
+	if (ts.tv_nsec < 0) {
+		ts.tv_nsec += 1000000000;
+		ts.tv_sec--;
+	}
+	return ts;
+}
+
+void *harness_join(pthread_t t, double seconds)
+{
+	struct timespec dl = harness_deadline(CLOCK_REALTIME, (long)(seconds * 1000));
+	void *ret = NULL;
+	int r = pthread_timedjoin_np(t, &ret, &dl);
+
+	ck_assert_msg(r == 0, "thread did not finish within %.1fs (%s)", seconds,
+		      strerror(r));
+	return ret;
+}
+
+void harness_run_threads(int n, void *(*fn)(void *), void *args, size_t argsize,
+			 double seconds)
+{
+	pthread_t *t = calloc((size_t)n, sizeof(*t));
+	int i;
+
+	ck_assert_ptr_nonnull(t);
+	for (i = 0; i < n; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, fn,
+						(char *)args + (size_t)i * argsize), 0);
+	for (i = 0; i < n; i++)
+		harness_join(t[i], seconds);
+	free(t);
+}
+
+const char *harness_object_of(void *fn)
+{
+	Dl_info info;
+
+	if (!dladdr(fn, &info) || !info.dli_fname)
+		return "(unknown)";
+	return info.dli_fname;
+}
+
+START_TEST(interposed)
+{
+	/* Through the GOT, as any caller in the program would see it. */
+	void *lock = dlsym(RTLD_DEFAULT, "pthread_mutex_lock");
+	const char *where = harness_object_of(lock);
+
+	ck_assert_msg(strstr(where, "libfthr") != NULL,
+		      "pthread_mutex_lock comes from %s, not libfthr", where);
+	ck_assert_msg(strstr(harness_object_of((void *)pthread_mutex_lock),
+			     "libfthr") != NULL,
+		      "the program's pthread_mutex_lock is not fthr's");
+}
+END_TEST
+
+int harness_main(Suite *s)
+{
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(harness_tcase(s, "interposed", 10), interposed);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,40 @@
+/* tests/harness.h: what every fthr Check suite shares.
+ *
+ * Each test runs in its own forked child (Check's CK_FORK) under a Check
+ * timeout: a test that hangs is killed and counted as a failure. Every suite
+ * also gets the "interposed" test, which fails unless pthread_mutex_lock is
+ * fthr's, so a silently failed LD_PRELOAD cannot pass.
+ */
+#ifndef FTHR_TEST_HARNESS_H
+#define FTHR_TEST_HARNESS_H
+
+#include <check.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <time.h>
+
+/* A test case with a watchdog of 'seconds'. */
+TCase *harness_tcase(Suite *s, const char *name, double seconds);
+
+/* Run the suite plus the interposition check; returns the exit status. */
+int harness_main(Suite *s);
+
+/* Nanoseconds on clock clk. */
+int64_t harness_now_ns(clockid_t clk);
+
+/* An absolute deadline ms milliseconds from now on clk (may be negative). */
+struct timespec harness_deadline(clockid_t clk, long ms);
+
+/* Start n threads running fn(arg, index) and join them, failing the test if
+ * they do not all finish within 'seconds'. */
+void harness_run_threads(int n, void *(*fn)(void *), void *args, size_t argsize,
+			 double seconds);
+
+/* Join one thread, failing the test if it takes longer than 'seconds'. */
+void *harness_join(pthread_t t, double seconds);
+
+/* Where the definition of a function lives (dladdr's file name). */
+const char *harness_object_of(void *fn);
+
+#endif

@@ -1,0 +1,153 @@
+/* tests/t_futex.c: the futex layer's contract (lib/futex.h), compiled in. */
+#include "config.h"
+#include <limits.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "harness.h"
+#include "futex.h"
+
+static volatile int word, word2;
+static int woke;
+
+static void *sleeper(void *arg)
+{
+	volatile int *w = arg;
+	int r;
+
+	while (__atomic_load_n(w, __ATOMIC_ACQUIRE) == 0) {
+		r = fthr_futex_wait(w, 0, false, CLOCK_MONOTONIC, NULL);
+		if (r != 0 && r != EAGAIN && r != EINTR)
+			return (void *)(long)r;
+	}
+	__atomic_add_fetch(&woke, 1, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+START_TEST(wait_compares)
+{
+	word = 5;
+	errno = 0;
+	ck_assert_int_eq(fthr_futex_wait(&word, 4, false, CLOCK_MONOTONIC, NULL), EAGAIN);
+	ck_assert_int_eq(fthr_futex_wait(&word, 4, true, CLOCK_REALTIME, NULL), EAGAIN);
+	ck_assert_int_eq(errno, 0); /* the layer never writes errno */
+}
+END_TEST
+
+START_TEST(deadlines)
+{
+	clockid_t c = _i ? CLOCK_REALTIME : CLOCK_MONOTONIC;
+	struct timespec past = harness_deadline(c, -10);
+	struct timespec soon = harness_deadline(c, 50);
+	int64_t t0 = harness_now_ns(c);
+
+	ck_assert(fthr_futex_clock_ok(c));
+	ck_assert_int_eq(fthr_futex_wait(&word, 0, false, c, &past), ETIMEDOUT);
+	ck_assert_int_eq(fthr_futex_wait(&word, 0, false, c, &soon), ETIMEDOUT);
+	ck_assert_int_ge(harness_now_ns(c), (int64_t)soon.tv_sec * 1000000000 + soon.tv_nsec);
+	ck_assert_int_lt(harness_now_ns(c) - t0, 5000000000LL);
+}
+END_TEST
+
+START_TEST(clocks_and_abstime_check)
+{
+	struct timespec bad = { 0, 1000000000 }, neg = { -1, 0 }, ok = { 1, 5 };
+
+	ck_assert(!fthr_futex_clock_ok(CLOCK_PROCESS_CPUTIME_ID));
+	ck_assert(!fthr_futex_clock_ok(CLOCK_BOOTTIME + 1000));
+	ck_assert_int_eq(fthr_abstime_check(NULL), EINVAL);
+	ck_assert_int_eq(fthr_abstime_check(&bad), EINVAL);
+	ck_assert_int_eq(fthr_abstime_check(&neg), ETIMEDOUT);
+	ck_assert_int_eq(fthr_abstime_check(&ok), 0);
+}
+END_TEST
+
+START_TEST(wake_counts)
+{
+	pthread_t t[3];
+	int i, n = 0;
+
+	word = 0;
+	woke = 0;
+	ck_assert_int_eq(fthr_futex_wake(&word, INT_MAX, false), 0);
+	for (i = 0; i < 3; i++)
+		pthread_create(&t[i], NULL, sleeper, (void *)&word);
+	usleep(50000);
+	__atomic_store_n(&word, 1, __ATOMIC_RELEASE);
+	/* all three are (or soon will be) awake; the count woken is <= 3 */
+	n = fthr_futex_wake(&word, 1, false);
+	ck_assert_int_le(n, 1);
+	n += fthr_futex_wake(&word, INT_MAX, false);
+	ck_assert_int_le(n, 3);
+	for (i = 0; i < 3; i++)
+		ck_assert_ptr_null(harness_join(t[i], 10));
+	ck_assert_int_eq(woke, 3);
+}
+END_TEST
+
+START_TEST(cmp_requeue_moves_sleepers)
+{
+	pthread_t t[3];
+	int i, r, n;
+
+	word = 0;
+	word2 = 0;
+	woke = 0;
+	for (i = 0; i < 3; i++)
+		pthread_create(&t[i], NULL, sleeper, (void *)&word);
+	usleep(100000); /* let them sleep on word */
+	ck_assert_int_eq(fthr_futex_cmp_requeue(&word, 99, 1, &word2, INT_MAX, false), -EAGAIN);
+	r = fthr_futex_cmp_requeue(&word, 0, 0, &word2, INT_MAX, false);
+	ck_assert_int_eq(r, 3); /* all moved, none woken */
+	ck_assert_int_eq(woke, 0);
+	__atomic_store_n(&word, 1, __ATOMIC_RELEASE);
+	ck_assert_int_eq(fthr_futex_wake(&word, INT_MAX, false), 0); /* nobody left on word */
+	n = fthr_futex_wake(&word2, INT_MAX, false);
+	ck_assert_int_eq(n, 3);
+	for (i = 0; i < 3; i++)
+		ck_assert_ptr_null(harness_join(t[i], 10));
+	ck_assert_int_eq(woke, 3);
+}
+END_TEST
+
+START_TEST(shared_across_fork)
+{
+	volatile int *w = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	pid_t pid;
+	int status, n = 0, i;
+
+	ck_assert_ptr_ne((void *)w, MAP_FAILED);
+	*w = 0;
+	pid = fork();
+	if (pid == 0) {
+		while (*w == 0)
+			fthr_futex_wait(w, 0, true, CLOCK_MONOTONIC, NULL);
+		_exit(*w == 1 ? 0 : 1);
+	}
+	usleep(50000);
+	__atomic_store_n(w, 1, __ATOMIC_RELEASE);
+	for (i = 0; i < 100 && n == 0; i++) {
+		n = fthr_futex_wake(w, 1, true);
+		if (!n)
+			usleep(1000);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ck_assert_int_eq(n, 1); /* a shared wake reached the other process */
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("futex");
+	TCase *tc = harness_tcase(s, "futex", 20);
+
+	tcase_add_test(tc, wait_compares);
+	tcase_add_loop_test(tc, deadlines, 0, 2);
+	tcase_add_test(tc, clocks_and_abstime_check);
+	tcase_add_test(tc, wake_counts);
+	tcase_add_test(tc, cmp_requeue_moves_sleepers);
+	tcase_add_test(tc, shared_across_fork);
+	return harness_main(s);
+}

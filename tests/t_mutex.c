@@ -1,0 +1,479 @@
+/* tests/t_mutex.c: pthread mutexes, every type, with the system headers. */
+#include <limits.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "harness.h"
+
+static int gettid_(void) { return (int)syscall(SYS_gettid); }
+
+static void init_type(pthread_mutex_t *m, int type, int pshared)
+{
+	pthread_mutexattr_t a;
+
+	ck_assert_int_eq(pthread_mutexattr_init(&a), 0);
+	ck_assert_int_eq(pthread_mutexattr_settype(&a, type), 0);
+	ck_assert_int_eq(pthread_mutexattr_setpshared(&a, pshared), 0);
+	ck_assert_int_eq(pthread_mutex_init(m, &a), 0);
+	ck_assert_int_eq(pthread_mutexattr_destroy(&a), 0);
+}
+
+/* ---- static initializers: glibc's bytes, usable without init ---- */
+START_TEST(static_initializers)
+{
+	pthread_mutex_t n = PTHREAD_MUTEX_INITIALIZER;
+	pthread_mutex_t r = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+	pthread_mutex_t e = PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP;
+	pthread_mutex_t a = PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP;
+
+	ck_assert_int_eq(*(int *)((char *)&r + 16), PTHREAD_MUTEX_RECURSIVE_NP);
+	ck_assert_int_eq(*(int *)((char *)&e + 16), PTHREAD_MUTEX_ERRORCHECK_NP);
+	ck_assert_int_eq(*(int *)((char *)&a + 16), PTHREAD_MUTEX_ADAPTIVE_NP);
+
+	ck_assert_int_eq(pthread_mutex_lock(&n), 0);
+	ck_assert_int_eq(n.__data.__lock, 1);
+	ck_assert_int_eq(n.__data.__owner, gettid_());
+	ck_assert_int_eq(pthread_mutex_trylock(&n), EBUSY);
+	ck_assert_int_eq(pthread_mutex_unlock(&n), 0);
+	ck_assert_int_eq(n.__data.__lock, 0);
+	ck_assert_int_eq(n.__data.__owner, 0);
+
+	ck_assert_int_eq(pthread_mutex_lock(&r), 0);
+	ck_assert_int_eq(pthread_mutex_lock(&r), 0);
+	ck_assert_int_eq(r.__data.__count, 2);
+	ck_assert_int_eq(pthread_mutex_unlock(&r), 0);
+	ck_assert_int_eq(pthread_mutex_unlock(&r), 0);
+	ck_assert_int_eq(pthread_mutex_unlock(&r), EPERM);
+
+	ck_assert_int_eq(pthread_mutex_lock(&e), 0);
+	ck_assert_int_eq(pthread_mutex_lock(&e), EDEADLK);
+	ck_assert_int_eq(pthread_mutex_unlock(&e), 0);
+	ck_assert_int_eq(pthread_mutex_unlock(&e), EPERM);
+
+	ck_assert_int_eq(pthread_mutex_lock(&a), 0);
+	ck_assert_int_eq(pthread_mutex_trylock(&a), EBUSY);
+	ck_assert_int_eq(pthread_mutex_unlock(&a), 0);
+	ck_assert_int_eq(pthread_mutex_trylock(&a), 0);
+	ck_assert_int_eq(pthread_mutex_unlock(&a), 0);
+}
+END_TEST
+
+/* ---- mutual exclusion under contention, counted ---- */
+enum { NTHREADS = 4, ITERS = 100000 };
+static pthread_mutex_t cm;
+static long counter;
+static int use_op; /* 0 lock, 1 trylock loop, 2 timedlock, 3 clocklock */
+
+static void *hammer(void *arg)
+{
+	struct timespec far = harness_deadline(CLOCK_REALTIME, 60000);
+	struct timespec farm = harness_deadline(CLOCK_MONOTONIC, 60000);
+	int i, op = (use_op == 4) ? (int)(intptr_t)arg % 4 : use_op;
+
+	for (i = 0; i < ITERS; i++) {
+		int r;
+
+		switch (op) {
+		case 1:
+			while ((r = pthread_mutex_trylock(&cm)) == EBUSY)
+				;
+			break;
+		case 2:
+			r = pthread_mutex_timedlock(&cm, &far);
+			break;
+		case 3:
+			r = pthread_mutex_clocklock(&cm, CLOCK_MONOTONIC, &farm);
+			break;
+		default:
+			r = pthread_mutex_lock(&cm);
+		}
+		if (r != 0)
+			return (void *)1;
+		long c = counter;
+		if ((i & 1023) == 0)
+			sched_yield();
+		counter = c + 1;
+		if (pthread_mutex_unlock(&cm) != 0)
+			return (void *)2;
+	}
+	return NULL;
+}
+
+static void contend(int type, int op)
+{
+	pthread_t t[NTHREADS];
+	int i;
+
+	init_type(&cm, type, PTHREAD_PROCESS_PRIVATE);
+	counter = 0;
+	use_op = op;
+	for (i = 0; i < NTHREADS; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, hammer,
+						(void *)(intptr_t)i), 0);
+	for (i = 0; i < NTHREADS; i++)
+		ck_assert_ptr_null(harness_join(t[i], 50));
+	ck_assert_int_eq(counter, (long)NTHREADS * ITERS);
+	ck_assert_int_eq(cm.__data.__lock, 0);
+	ck_assert_int_eq(cm.__data.__nusers, 0);
+	ck_assert_int_eq(pthread_mutex_destroy(&cm), 0);
+}
+
+START_TEST(contention_each_type)
+{
+	/* _i is the loop index: type */
+	contend(_i, 0);
+}
+END_TEST
+
+START_TEST(contention_each_op)
+{
+	contend(PTHREAD_MUTEX_NORMAL, _i);
+	contend(PTHREAD_MUTEX_ADAPTIVE_NP, _i);
+}
+END_TEST
+
+/* ---- recursive ---- */
+static pthread_mutex_t xm;
+static void *try_unlock_other(void *arg)
+{
+	(void)arg;
+	return (void *)(long)pthread_mutex_unlock(&xm);
+}
+static void *try_trylock_other(void *arg)
+{
+	(void)arg;
+	return (void *)(long)pthread_mutex_trylock(&xm);
+}
+
+START_TEST(recursive_counts_and_owner)
+{
+	pthread_t t;
+	int i;
+
+	init_type(&xm, PTHREAD_MUTEX_RECURSIVE, PTHREAD_PROCESS_PRIVATE);
+	for (i = 0; i < 10; i++)
+		ck_assert_int_eq(pthread_mutex_lock(&xm), 0);
+	ck_assert_int_eq(pthread_mutex_trylock(&xm), 0);
+	ck_assert_uint_eq(xm.__data.__count, 11);
+	ck_assert_int_eq(xm.__data.__owner, gettid_());
+
+	pthread_create(&t, NULL, try_unlock_other, NULL);
+	ck_assert_int_eq((long)harness_join(t, 10), EPERM);
+	pthread_create(&t, NULL, try_trylock_other, NULL);
+	ck_assert_int_eq((long)harness_join(t, 10), EBUSY);
+
+	for (i = 0; i < 11; i++)
+		ck_assert_int_eq(pthread_mutex_unlock(&xm), 0);
+	ck_assert_int_eq(xm.__data.__lock, 0);
+	ck_assert_int_eq(pthread_mutex_unlock(&xm), EPERM);
+
+	/* Overflow of the recursion count: EAGAIN, state unchanged. */
+	ck_assert_int_eq(pthread_mutex_lock(&xm), 0);
+	xm.__data.__count = UINT_MAX;
+	ck_assert_int_eq(pthread_mutex_lock(&xm), EAGAIN);
+	ck_assert_int_eq(pthread_mutex_trylock(&xm), EAGAIN);
+	ck_assert_uint_eq(xm.__data.__count, UINT_MAX);
+	xm.__data.__count = 1;
+	ck_assert_int_eq(pthread_mutex_unlock(&xm), 0);
+	ck_assert_int_eq(pthread_mutex_destroy(&xm), 0);
+}
+END_TEST
+
+/* ---- errorcheck ---- */
+START_TEST(errorcheck_errors)
+{
+	pthread_t t;
+	struct timespec dl = harness_deadline(CLOCK_REALTIME, 10);
+
+	init_type(&xm, PTHREAD_MUTEX_ERRORCHECK, PTHREAD_PROCESS_PRIVATE);
+	ck_assert_int_eq(pthread_mutex_unlock(&xm), EPERM);
+	ck_assert_int_eq(pthread_mutex_lock(&xm), 0);
+	ck_assert_int_eq(pthread_mutex_lock(&xm), EDEADLK);
+	ck_assert_int_eq(pthread_mutex_timedlock(&xm, &dl), EDEADLK);
+	ck_assert_int_eq(pthread_mutex_trylock(&xm), EBUSY);
+	pthread_create(&t, NULL, try_unlock_other, NULL);
+	ck_assert_int_eq((long)harness_join(t, 10), EPERM);
+	ck_assert_int_eq(pthread_mutex_unlock(&xm), 0);
+	ck_assert_int_eq(pthread_mutex_unlock(&xm), EPERM);
+	ck_assert_int_eq(pthread_mutex_destroy(&xm), 0);
+}
+END_TEST
+
+/* ---- timeouts, measured on the clock they name ---- */
+static pthread_mutex_t held = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t go = PTHREAD_MUTEX_INITIALIZER;
+
+static void *holder(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&held);
+	pthread_mutex_lock(&go); /* released by the test when it is done */
+	pthread_mutex_unlock(&go);
+	pthread_mutex_unlock(&held);
+	return NULL;
+}
+
+static pthread_t start_holder(void)
+{
+	pthread_t t;
+
+	pthread_mutex_lock(&go);
+	ck_assert_int_eq(pthread_create(&t, NULL, holder, NULL), 0);
+	while (pthread_mutex_trylock(&held) == 0) {
+		pthread_mutex_unlock(&held);
+		sched_yield();
+	}
+	return t;
+}
+
+static void stop_holder(pthread_t t)
+{
+	pthread_mutex_unlock(&go);
+	harness_join(t, 10);
+}
+
+START_TEST(timeouts_on_their_clock)
+{
+	pthread_t t = start_holder();
+	clockid_t clocks[2] = { CLOCK_REALTIME, CLOCK_MONOTONIC };
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		clockid_t c = clocks[i];
+		struct timespec dl = harness_deadline(c, 100);
+		int64_t t0 = harness_now_ns(c), el;
+		int r = (c == CLOCK_REALTIME && _i == 0)
+				? pthread_mutex_timedlock(&held, &dl)
+				: pthread_mutex_clocklock(&held, c, &dl);
+
+		el = harness_now_ns(c) - t0;
+		ck_assert_int_eq(r, ETIMEDOUT);
+		ck_assert_msg(harness_now_ns(c) >= (int64_t)dl.tv_sec * 1000000000 + dl.tv_nsec,
+			      "returned before the deadline on its clock");
+		ck_assert_msg(el < 5000000000LL, "took %lld ns", (long long)el);
+	}
+	stop_holder(t);
+}
+END_TEST
+
+START_TEST(timeout_past_deadline_at_once)
+{
+	pthread_t t = start_holder();
+	struct timespec past = harness_deadline(CLOCK_REALTIME, -1000);
+	struct timespec epoch = { 0, 0 }, negative = { -5, 0 };
+	int64_t t0 = harness_now_ns(CLOCK_MONOTONIC);
+
+	ck_assert_int_eq(pthread_mutex_timedlock(&held, &past), ETIMEDOUT);
+	ck_assert_int_eq(pthread_mutex_timedlock(&held, &epoch), ETIMEDOUT);
+	ck_assert_int_eq(pthread_mutex_timedlock(&held, &negative), ETIMEDOUT);
+	ck_assert_int_eq(pthread_mutex_clocklock(&held, CLOCK_MONOTONIC, &epoch), ETIMEDOUT);
+	ck_assert_msg(harness_now_ns(CLOCK_MONOTONIC) - t0 < 500000000LL,
+		      "a past deadline did not return at once");
+	stop_holder(t);
+}
+END_TEST
+
+START_TEST(timed_bad_input)
+{
+	pthread_t t;
+	struct timespec bad1 = { 0, 1000000000 }, bad2 = { 0, -1 };
+	struct timespec ok = harness_deadline(CLOCK_MONOTONIC, 1000);
+	int saved;
+
+	/* Free mutex: a timed lock that does not block ignores the deadline,
+	 * but an unknown clock is always refused. */
+	ck_assert_int_eq(pthread_mutex_timedlock(&held, &bad1), 0);
+	ck_assert_int_eq(pthread_mutex_unlock(&held), 0);
+	ck_assert_int_eq(pthread_mutex_clocklock(&held, CLOCK_PROCESS_CPUTIME_ID, &ok), EINVAL);
+	ck_assert_int_eq(pthread_mutex_clocklock(&held, 12345, &ok), EINVAL);
+	ck_assert_int_eq(held.__data.__lock, 0);
+
+	t = start_holder();
+	errno = 4242;
+	ck_assert_int_eq(pthread_mutex_timedlock(&held, &bad1), EINVAL);
+	ck_assert_int_eq(pthread_mutex_timedlock(&held, &bad2), EINVAL);
+	ck_assert_int_eq(pthread_mutex_clocklock(&held, CLOCK_MONOTONIC, &bad1), EINVAL);
+	ck_assert_int_eq(pthread_mutex_trylock(&held), EBUSY);
+	saved = errno;
+	ck_assert_int_eq(saved, 4242); /* errno untouched */
+	stop_holder(t);
+}
+END_TEST
+
+static void *lock_after(void *arg)
+{
+	struct timespec far = { 0x7fffffff, 0 };
+	int r = pthread_mutex_timedlock(&held, &far);
+
+	(void)arg;
+	if (r == 0)
+		r = pthread_mutex_unlock(&held);
+	return (void *)(long)r;
+}
+
+START_TEST(timedlock_succeeds_when_released)
+{
+	pthread_t t;
+	struct timespec dl = harness_deadline(CLOCK_MONOTONIC, 10000);
+
+	ck_assert_int_eq(pthread_mutex_lock(&held), 0);
+	pthread_create(&t, NULL, lock_after, NULL);
+	/* wait until the waiter has marked the word "maybe sleepers" */
+	while (__atomic_load_n(&held.__data.__lock, __ATOMIC_RELAXED) != 2)
+		usleep(1000);
+	ck_assert_int_eq(pthread_mutex_unlock(&held), 0);
+	ck_assert_int_eq((long)harness_join(t, 10), 0);
+	ck_assert_int_eq(held.__data.__lock, 0);
+	ck_assert_int_eq(pthread_mutex_clocklock(&held, CLOCK_MONOTONIC, &dl), 0);
+	ck_assert_int_eq(pthread_mutex_unlock(&held), 0);
+}
+END_TEST
+
+/* ---- process-shared: a forked child in MAP_SHARED memory ---- */
+struct shared_area {
+	pthread_mutex_t m;
+	long count;
+};
+
+START_TEST(pshared_across_fork)
+{
+	struct shared_area *s = mmap(NULL, sizeof(*s), PROT_READ | PROT_WRITE,
+				     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	int type = _i, status, i, pshared;
+	pid_t pid;
+	pthread_mutexattr_t a;
+
+	ck_assert_ptr_ne(s, MAP_FAILED);
+	init_type(&s->m, type, PTHREAD_PROCESS_SHARED);
+	ck_assert_int_eq(s->m.__data.__kind & 128, 128); /* glibc's pshared bit */
+	pthread_mutexattr_init(&a);
+	ck_assert_int_eq(pthread_mutexattr_getpshared(&a, &pshared), 0);
+	ck_assert_int_eq(pshared, PTHREAD_PROCESS_PRIVATE);
+	s->count = 0;
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	for (i = 0; i < 50000; i++) {
+		if (pthread_mutex_lock(&s->m) != 0)
+			_exit(3);
+		long c = s->count;
+		if ((i & 255) == 0)
+			sched_yield();
+		s->count = c + 1;
+		if (pthread_mutex_unlock(&s->m) != 0)
+			_exit(4);
+	}
+	if (pid == 0)
+		_exit(0);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "child failed: status %d", status);
+	ck_assert_int_eq(s->count, 100000);
+	ck_assert_int_eq(pthread_mutex_destroy(&s->m), 0);
+	munmap(s, sizeof(*s));
+}
+END_TEST
+
+/* ---- init / destroy ---- */
+START_TEST(init_refuses_unsupported_and_bad)
+{
+	pthread_mutexattr_t a;
+	pthread_mutex_t m;
+
+	pthread_mutexattr_init(&a);
+	ck_assert_int_eq(pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST), 0);
+	ck_assert_int_eq(pthread_mutex_init(&m, &a), ENOTSUP);
+	pthread_mutexattr_init(&a);
+	ck_assert_int_eq(pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT), 0);
+	ck_assert_int_eq(pthread_mutex_init(&m, &a), ENOTSUP);
+	pthread_mutexattr_init(&a);
+	ck_assert_int_eq(pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_PROTECT), 0);
+	ck_assert_int_eq(pthread_mutex_init(&m, &a), ENOTSUP);
+	pthread_mutexattr_init(&a);
+	ck_assert_int_eq(pthread_mutex_init(&m, &a), 0);
+	ck_assert_int_eq(m.__data.__kind, PTHREAD_MUTEX_NORMAL);
+	ck_assert_int_eq(pthread_mutex_init(&m, NULL), 0);
+}
+END_TEST
+
+START_TEST(destroy_busy_then_einval)
+{
+	pthread_mutex_t m;
+	int type = _i;
+
+	init_type(&m, type, PTHREAD_PROCESS_PRIVATE);
+	ck_assert_int_eq(pthread_mutex_lock(&m), 0);
+	ck_assert_int_eq(pthread_mutex_destroy(&m), EBUSY);
+	ck_assert_int_eq(pthread_mutex_unlock(&m), 0);
+	ck_assert_int_eq(pthread_mutex_destroy(&m), 0);
+	ck_assert_int_eq(pthread_mutex_lock(&m), EINVAL);
+	ck_assert_int_eq(pthread_mutex_trylock(&m), EINVAL);
+	ck_assert_int_eq(pthread_mutex_unlock(&m), EINVAL);
+	ck_assert_int_eq(pthread_mutex_init(&m, NULL), 0);
+	ck_assert_int_eq(pthread_mutex_lock(&m), 0);
+	ck_assert_int_eq(pthread_mutex_unlock(&m), 0);
+}
+END_TEST
+
+/* ---- the futex protocol is glibc's: 0 / 1 / 2 ---- */
+static void *block_on_held(void *arg)
+{
+	(void)arg;
+	if (pthread_mutex_lock(&held) != 0)
+		return (void *)1;
+	pthread_mutex_unlock(&held);
+	return NULL;
+}
+
+START_TEST(word_states_and_handoff)
+{
+	pthread_t t[3];
+	int i;
+
+	ck_assert_int_eq(pthread_mutex_lock(&held), 0);
+	ck_assert_int_eq(held.__data.__lock, 1);
+	for (i = 0; i < 3; i++)
+		pthread_create(&t[i], NULL, block_on_held, NULL);
+	while (__atomic_load_n(&held.__data.__lock, __ATOMIC_RELAXED) != 2)
+		usleep(1000);
+	usleep(20000);
+	ck_assert_int_eq(pthread_mutex_unlock(&held), 0);
+	for (i = 0; i < 3; i++)
+		ck_assert_ptr_null(harness_join(t[i], 10));
+	ck_assert_int_eq(held.__data.__lock, 0);
+	ck_assert_int_eq(held.__data.__nusers, 0);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("mutex");
+	TCase *tc;
+
+	tc = harness_tcase(s, "static", 10);
+	tcase_add_test(tc, static_initializers);
+	tc = harness_tcase(s, "contention", 120);
+	tcase_add_loop_test(tc, contention_each_type, PTHREAD_MUTEX_NORMAL,
+			    PTHREAD_MUTEX_ADAPTIVE_NP + 1);
+	tcase_add_loop_test(tc, contention_each_op, 1, 5);
+	tc = harness_tcase(s, "types", 20);
+	tcase_add_test(tc, recursive_counts_and_owner);
+	tcase_add_test(tc, errorcheck_errors);
+	tc = harness_tcase(s, "timed", 20);
+	tcase_add_loop_test(tc, timeouts_on_their_clock, 0, 2);
+	tcase_add_test(tc, timeout_past_deadline_at_once);
+	tcase_add_test(tc, timed_bad_input);
+	tcase_add_test(tc, timedlock_succeeds_when_released);
+	tc = harness_tcase(s, "pshared", 60);
+	tcase_add_loop_test(tc, pshared_across_fork, PTHREAD_MUTEX_NORMAL,
+			    PTHREAD_MUTEX_ADAPTIVE_NP + 1);
+	tc = harness_tcase(s, "lifecycle", 10);
+	tcase_add_test(tc, init_refuses_unsupported_and_bad);
+	tcase_add_loop_test(tc, destroy_busy_then_einval, PTHREAD_MUTEX_NORMAL,
+			    PTHREAD_MUTEX_ADAPTIVE_NP + 1);
+	tcase_add_test(tc, word_states_and_handoff);
+	return harness_main(s);
+}

@@ -1,0 +1,96 @@
+/* tests/t_spin.c: pthread spinlocks. */
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "harness.h"
+
+static pthread_spinlock_t sl;
+static long counter;
+enum { N = 4, ITERS = 200000 };
+
+static void *hammer(void *arg)
+{
+	int i;
+
+	(void)arg;
+	for (i = 0; i < ITERS; i++) {
+		if ((i & 1) ? pthread_spin_lock(&sl) != 0
+			    : ({ int r; while ((r = pthread_spin_trylock(&sl)) == EBUSY); r; }) != 0)
+			return (void *)1;
+		counter++;
+		if (pthread_spin_unlock(&sl) != 0)
+			return (void *)2;
+	}
+	return NULL;
+}
+
+START_TEST(mutual_exclusion)
+{
+	pthread_t t[N];
+	int i;
+
+	ck_assert_int_eq(pthread_spin_init(&sl, PTHREAD_PROCESS_PRIVATE), 0);
+	for (i = 0; i < N; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, hammer, NULL), 0);
+	for (i = 0; i < N; i++)
+		ck_assert_ptr_null(harness_join(t[i], 60));
+	ck_assert_int_eq(counter, (long)N * ITERS);
+	ck_assert_int_eq(sl, 0);
+	ck_assert_int_eq(pthread_spin_destroy(&sl), 0);
+}
+END_TEST
+
+START_TEST(errors)
+{
+	pthread_spinlock_t l;
+
+	ck_assert_int_eq(pthread_spin_init(&l, 5), EINVAL);
+	ck_assert_int_eq(pthread_spin_init(&l, PTHREAD_PROCESS_SHARED), 0);
+	ck_assert_int_eq(l, 0);
+	ck_assert_int_eq(pthread_spin_lock(&l), 0);
+	ck_assert_int_eq(l, 1);
+	errno = 77;
+	ck_assert_int_eq(pthread_spin_trylock(&l), EBUSY);
+	ck_assert_int_eq(errno, 77);
+	ck_assert_int_eq(pthread_spin_destroy(&l), EBUSY);
+	ck_assert_int_eq(pthread_spin_unlock(&l), 0);
+	ck_assert_int_eq(pthread_spin_trylock(&l), 0);
+	ck_assert_int_eq(pthread_spin_unlock(&l), 0);
+	ck_assert_int_eq(pthread_spin_destroy(&l), 0);
+}
+END_TEST
+
+START_TEST(pshared_across_fork)
+{
+	struct { pthread_spinlock_t l; long n; } *s =
+		mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	pid_t pid;
+	int i, status;
+
+	ck_assert_ptr_ne(s, MAP_FAILED);
+	ck_assert_int_eq(pthread_spin_init(&s->l, PTHREAD_PROCESS_SHARED), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	for (i = 0; i < 100000; i++) {
+		pthread_spin_lock(&s->l);
+		s->n++;
+		pthread_spin_unlock(&s->l);
+	}
+	if (pid == 0)
+		_exit(0);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ck_assert_int_eq(s->n, 200000);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("spin");
+	TCase *tc = harness_tcase(s, "spin", 60);
+
+	tcase_add_test(tc, mutual_exclusion);
+	tcase_add_test(tc, errors);
+	tcase_add_test(tc, pshared_across_fork);
+	return harness_main(s);
+}
