@@ -1,12 +1,16 @@
 /* lib/thr_spin.c: pthread spinlocks, glibc's values.
  *
- * The word: 0 unlocked, 1 locked. No futex: a spinlock's waiters spin.
- *   lock     SWAP(1) with acquire; if it returned 1, spin on relaxed loads
- *            with the cpu's relax hint until the word reads 0, then SWAP
- *            again (test-and-test-and-set: the line stays shared while
- *            waiting, only one thread writes it at a time).
- *   trylock  SWAP(1); EBUSY if it returned 1.
- *   unlock   store-release 0. Nobody sleeps, so nobody is woken.
+ * The word: FREE, or anything else when held. FREE and HELD are glibc's
+ * values for the cpu (arch.h: x86_64 1 and 0, aarch64 0 and 1), so that a
+ * process-shared spinlock works between fthr and plain-glibc processes
+ * (glibc's x86_64 contenders decrement a held word below 0; still held).
+ * No futex: a spinlock's waiters spin.
+ *   lock     SWAP(HELD) with acquire; if it did not return FREE, spin on
+ *            relaxed loads with the cpu's relax hint until the word reads
+ *            FREE, then SWAP again (test-and-test-and-set: the line stays
+ *            shared while waiting, only one thread writes it at a time).
+ *   trylock  SWAP(HELD); EBUSY unless it returned FREE.
+ *   unlock   store-release FREE. Nobody sleeps, so nobody is woken.
  */
 #include "config.h"
 #include <errno.h>
@@ -15,27 +19,27 @@
 static FTHR_NOINLINE int spin_wait(volatile int *w)
 {
 	do {
-		while (a_load_relaxed(w) != 0)
+		while (a_load_relaxed(w) != ARCH_SPIN_FREE)
 			arch_cpu_relax();
-	} while (a_swap_acquire(w, 1) != 0);
+	} while (a_swap_acquire(w, ARCH_SPIN_HELD) != ARCH_SPIN_FREE);
 	return 0;
 }
 
 FTHR_HIDDEN int fthr_spin_lock(pthread_spinlock_t *l)
 {
-	if (likely(a_swap_acquire(l, 1) == 0))
+	if (likely(a_swap_acquire(l, ARCH_SPIN_HELD) == ARCH_SPIN_FREE))
 		return 0;
 	return spin_wait(l);
 }
 
 FTHR_HIDDEN int fthr_spin_trylock(pthread_spinlock_t *l)
 {
-	return a_swap_acquire(l, 1) == 0 ? 0 : EBUSY;
+	return a_swap_acquire(l, ARCH_SPIN_HELD) == ARCH_SPIN_FREE ? 0 : EBUSY;
 }
 
 FTHR_HIDDEN int fthr_spin_unlock(pthread_spinlock_t *l)
 {
-	a_store_release(l, 0);
+	a_store_release(l, ARCH_SPIN_FREE);
 	return 0;
 }
 
@@ -44,13 +48,13 @@ FTHR_HIDDEN int fthr_spin_init(pthread_spinlock_t *l, int pshared)
 	if (pshared != PTHREAD_PROCESS_PRIVATE &&
 	    pshared != PTHREAD_PROCESS_SHARED)
 		return EINVAL;
-	a_store_release(l, 0);
+	a_store_release(l, ARCH_SPIN_FREE);
 	return 0;
 }
 
 FTHR_HIDDEN int fthr_spin_destroy(pthread_spinlock_t *l)
 {
-	return a_load_relaxed(l) != 0 ? EBUSY : 0;
+	return a_load_relaxed(l) != ARCH_SPIN_FREE ? EBUSY : 0;
 }
 
 FTHR_EXPORT(pthread_spin_init, fthr_spin_init);

@@ -448,6 +448,67 @@ START_TEST(word_states_and_handoff)
 }
 END_TEST
 
+/* ---- the host's condition variables work with fthr's mutexes ----
+ * Until fthr has its own, glibc's pthread_cond_wait unlocks and relocks
+ * fthr's mutexes through its internal calls: the shared layout and futex
+ * protocol make that work for every type. */
+static pthread_mutex_t qm;
+static pthread_cond_t qc = PTHREAD_COND_INITIALIZER;
+static int queue, consumed;
+
+static void *consumer(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		if (pthread_mutex_lock(&qm) != 0)
+			return (void *)1;
+		while (queue == 0)
+			if (pthread_cond_wait(&qc, &qm) != 0)
+				return (void *)2;
+		if (queue < 0) {
+			pthread_mutex_unlock(&qm);
+			return NULL;
+		}
+		queue--;
+		consumed++;
+		if (pthread_mutex_unlock(&qm) != 0)
+			return (void *)3;
+	}
+}
+
+START_TEST(host_condvar_with_each_type)
+{
+	pthread_t t[3];
+	int i;
+
+	init_type(&qm, _i, PTHREAD_PROCESS_PRIVATE);
+	queue = consumed = 0;
+	for (i = 0; i < 3; i++)
+		pthread_create(&t[i], NULL, consumer, NULL);
+	for (i = 0; i < 20000; i++) {
+		ck_assert_int_eq(pthread_mutex_lock(&qm), 0);
+		queue++;
+		pthread_cond_signal(&qc);
+		ck_assert_int_eq(pthread_mutex_unlock(&qm), 0);
+	}
+	for (;;) { /* drain, then tell everyone to stop */
+		pthread_mutex_lock(&qm);
+		if (queue == 0) {
+			queue = -1;
+			pthread_cond_broadcast(&qc);
+			pthread_mutex_unlock(&qm);
+			break;
+		}
+		pthread_mutex_unlock(&qm);
+		usleep(1000);
+	}
+	for (i = 0; i < 3; i++)
+		ck_assert_ptr_null(harness_join(t[i], 30));
+	ck_assert_int_eq(consumed, 20000);
+	ck_assert_int_eq(qm.__data.__lock, 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("mutex");
@@ -475,5 +536,8 @@ int main(void)
 	tcase_add_loop_test(tc, destroy_busy_then_einval, PTHREAD_MUTEX_NORMAL,
 			    PTHREAD_MUTEX_ADAPTIVE_NP + 1);
 	tcase_add_test(tc, word_states_and_handoff);
+	tc = harness_tcase(s, "host-condvar", 60);
+	tcase_add_loop_test(tc, host_condvar_with_each_type, PTHREAD_MUTEX_NORMAL,
+			    PTHREAD_MUTEX_ADAPTIVE_NP + 1);
 	return harness_main(s);
 }

@@ -4,6 +4,13 @@
 #include <unistd.h>
 #include "harness.h"
 
+/* glibc's values for the cpu, which fthr must share (pshared interop). */
+#if defined(__x86_64__)
+#define FREE 1
+#else
+#define FREE 0
+#endif
+
 static pthread_spinlock_t sl;
 static long counter;
 enum { N = 4, ITERS = 200000 };
@@ -35,7 +42,7 @@ START_TEST(mutual_exclusion)
 	for (i = 0; i < N; i++)
 		ck_assert_ptr_null(harness_join(t[i], 60));
 	ck_assert_int_eq(counter, (long)N * ITERS);
-	ck_assert_int_eq(sl, 0);
+	ck_assert_int_eq(sl, FREE);
 	ck_assert_int_eq(pthread_spin_destroy(&sl), 0);
 }
 END_TEST
@@ -46,9 +53,9 @@ START_TEST(errors)
 
 	ck_assert_int_eq(pthread_spin_init(&l, 5), EINVAL);
 	ck_assert_int_eq(pthread_spin_init(&l, PTHREAD_PROCESS_SHARED), 0);
-	ck_assert_int_eq(l, 0);
+	ck_assert_int_eq(l, FREE);
 	ck_assert_int_eq(pthread_spin_lock(&l), 0);
-	ck_assert_int_eq(l, 1);
+	ck_assert_int_ne(l, FREE);
 	errno = 77;
 	ck_assert_int_eq(pthread_spin_trylock(&l), EBUSY);
 	ck_assert_int_eq(errno, 77);

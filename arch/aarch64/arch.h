@@ -35,4 +35,8 @@ static inline void arch_cpu_relax(void)
 	__asm__ __volatile__("yield" ::: "memory");
 }
 
+/* glibc's generic spinlock values (aarch64): 0 is free, 1 is held. */
+#define ARCH_SPIN_FREE 0
+#define ARCH_SPIN_HELD 1
+
 #endif

@@ -32,4 +32,11 @@ static inline void arch_cpu_relax(void)
 	__asm__ __volatile__("pause" ::: "memory");
 }
 
+/* glibc's x86_64 spinlock values: 1 is free; a holder leaves 0 and glibc's
+ * contenders decrement below it ("lock decl"), so any value other than 1 is
+ * held. fthr uses the same values so a pshared spinlock works between an
+ * fthr process and a plain-glibc one. */
+#define ARCH_SPIN_FREE 1
+#define ARCH_SPIN_HELD 0
+
 #endif
