@@ -8,9 +8,10 @@
  *   2  locked, somebody may sleep on the word
  *
  *   lock     CAS 0->1 (the uncontended path, nothing else). Otherwise, for an
- *            adaptive mutex, a bounded number of spins retrying CAS 0->1;
- *            then loop { if SWAP(2) returned 0 we own it, in state 2;
- *            futex_wait(word, 2) }.
+ *            adaptive mutex, a bounded number of spins (exponential backoff)
+ *            retrying CAS 0->1 when the word reads 0; then, if the word
+ *            already reads 2, futex_wait(word, 2) first; then loop { if
+ *            SWAP(2) returned 0 we own it, in state 2; futex_wait(word, 2) }.
  *   unlock   SWAP(0); if the old value was 2, futex_wake(word, 1).
  *   wakes    every transition 2->0 is followed by one wake. The woken thread
  *            re-takes the word with SWAP(2), keeping the "maybe sleepers"
@@ -78,23 +79,29 @@ static inline void mutex_release(pthread_mutex_t *m, int kind)
 		fthr_futex_wake(lockword(m), 1, kind & FTHR_MUTEX_PSHARED);
 }
 
-/* Adaptive mutexes: spin while the owner is likely to let go soon. Returns
- * true with the word taken (state 1). The estimate in __spins is updated by
- * the caller once it holds the mutex. */
+/* Adaptive mutexes: spin while the owner is likely to let go soon, with
+ * exponential backoff between looks at the word (1, 2, 4 ... 16 relax hints)
+ * so spinners do not keep pulling the owner's cache line away. Returns true
+ * with the word taken (state 1); *spun is the relax hints spent, from which
+ * the caller updates the __spins estimate once it holds the mutex. */
 static bool mutex_spin(pthread_mutex_t *m, int *spun)
 {
 	volatile int *w = lockword(m);
 	int max = m->__data.__spins * 2 + 10;
-	int n = 0;
+	int n = 0, backoff = 1;
 
 	if (max > ADAPTIVE_MAX_SPINS)
 		max = ADAPTIVE_MAX_SPINS;
 	do {
-		if (n++ >= max) {
+		if (n >= max) {
 			*spun = n;
 			return false;
 		}
-		arch_cpu_relax();
+		for (int i = 0; i < backoff; i++)
+			arch_cpu_relax();
+		n += backoff;
+		if (backoff < 16)
+			backoff <<= 1;
 	} while (a_load_relaxed(w) != 0 || !a_cas_acquire(w, 0, 1));
 	*spun = n;
 	return true;
@@ -113,7 +120,11 @@ static int mutex_wait(pthread_mutex_t *m, int kind, clockid_t clk,
 	if ((kind & FTHR_MUTEX_KIND_MASK) == PTHREAD_MUTEX_ADAPTIVE_NP &&
 	    mutex_spin(m, &spun))
 		goto out;
+	/* Already marked: sleep before writing the contended line again. */
+	if (a_load_relaxed(w) == 2)
+		goto sleep;
 	while (a_swap_acquire(w, 2) != 0) {
+	sleep:
 		r = fthr_futex_wait(w, 2, shared, clk, timed ? abstime : NULL);
 		if (r == ETIMEDOUT)
 			return r;
