@@ -11,8 +11,21 @@
 
 #include "fthr_impl.h"
 
+/* Thread-specific data: the first FTHR_TSD_INLINE keys live in the record
+ * itself, the rest in a block allocated on first use (thr_key.c). A slot's
+ * value counts only while its seq equals the key's current seq. */
+#define FTHR_TSD_INLINE 16
+struct fthr_tsd_slot {
+	unsigned seq;
+	void *data;
+};
+
 struct fthr_self {
-	int tid; /* kernel thread id; 0 = not filled yet */
+	int tid;		/* kernel thread id; 0 = not filled yet */
+	bool tsd_hooked;	/* thread-exit hook armed (thr_key.c) */
+	unsigned rdlocks;	/* read locks held, any rwlock (thr_rwlock.c) */
+	struct fthr_tsd_slot tsd[FTHR_TSD_INLINE];
+	struct fthr_tsd_slot *tsd_more; /* PTHREAD_KEYS_MAX slots, or NULL */
 };
 
 extern __thread struct fthr_self fthr_self_rec

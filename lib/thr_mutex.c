@@ -2,7 +2,7 @@
  * and with glibc's futex protocol, so that a process-shared mutex works
  * between an fthr process and a plain-glibc one.
  *
- * Futex protocol of __data.__lock:
+ * Futex protocol of __data.__lock (the low-level lock of lll.h):
  *   0  unlocked
  *   1  locked, nobody sleeps on the word
  *   2  locked, somebody may sleep on the word
@@ -12,6 +12,10 @@
  *            retrying CAS 0->1 when the word reads 0; then, if the word
  *            already reads 2, futex_wait(word, 2) first; then loop { if
  *            SWAP(2) returned 0 we own it, in state 2; futex_wait(word, 2) }.
+ *   cond     condition variables release the mutex the same way and re-take
+ *            it with SWAP(2) only (fthr_mutex_cond_lock): waiters a broadcast
+ *            requeued onto the word sleep there, so whoever takes the mutex
+ *            after a wait must mark it, so that its unlock wakes the next.
  *   unlock   SWAP(0); if the old value was 2, futex_wake(word, 1).
  *   wakes    every transition 2->0 is followed by one wake. The woken thread
  *            re-takes the word with SWAP(2), keeping the "maybe sleepers"
@@ -32,7 +36,8 @@
 #include "config.h"
 #include <errno.h>
 #include <string.h>
-#include "futex.h"
+#include "lll.h"
+#include "mutex.h"
 #include "self.h"
 
 /* Bits that send a call off the normal-mutex fast path. */
@@ -75,8 +80,7 @@ static inline void mutex_release(pthread_mutex_t *m, int kind)
 {
 	a_store_relaxed(&m->__data.__owner, 0);
 	m->__data.__nusers--;
-	if (unlikely(a_swap_release(lockword(m), 0) == 2))
-		fthr_futex_wake(lockword(m), 1, kind & FTHR_MUTEX_PSHARED);
+	fthr_lll_unlock(lockword(m), kind & FTHR_MUTEX_PSHARED);
 }
 
 /* Adaptive mutexes: spin while the owner is likely to let go soon, with
@@ -111,25 +115,17 @@ static bool mutex_spin(pthread_mutex_t *m, int *spun)
 static int mutex_wait(pthread_mutex_t *m, int kind, clockid_t clk,
 		      const struct timespec *abstime, bool timed)
 {
-	volatile int *w = lockword(m);
-	bool shared = kind & FTHR_MUTEX_PSHARED;
 	int r, spun = -1;
 
 	if (timed && (r = fthr_abstime_check(abstime)) != 0)
 		return r;
-	if ((kind & FTHR_MUTEX_KIND_MASK) == PTHREAD_MUTEX_ADAPTIVE_NP &&
-	    mutex_spin(m, &spun))
-		goto out;
-	/* Already marked: sleep before writing the contended line again. */
-	if (a_load_relaxed(w) == 2)
-		goto sleep;
-	while (a_swap_acquire(w, 2) != 0) {
-	sleep:
-		r = fthr_futex_wait(w, 2, shared, clk, timed ? abstime : NULL);
-		if (r == ETIMEDOUT)
+	if ((kind & FTHR_MUTEX_KIND_MASK) != PTHREAD_MUTEX_ADAPTIVE_NP ||
+	    !mutex_spin(m, &spun)) {
+		r = fthr_lll_wait(lockword(m), kind & FTHR_MUTEX_PSHARED, clk,
+				  timed ? abstime : NULL);
+		if (r)
 			return r;
 	}
-out:
 	if (spun >= 0)
 		m->__data.__spins += (spun - m->__data.__spins) / 8;
 	return 0;
@@ -259,6 +255,41 @@ FTHR_HIDDEN int fthr_mutex_unlock(pthread_mutex_t *m)
 		return 0;
 	}
 	return mutex_unlock_slow(m, kind);
+}
+
+/* ---- for condition variables (mutex.h) ---- */
+
+int fthr_mutex_cond_unlock(pthread_mutex_t *m, unsigned *saved)
+{
+	int kind = mutex_kind(m), type = kind & FTHR_MUTEX_KIND_MASK;
+
+	if (unlikely(kind & (~KNOWN_KIND_BITS | UNSUPPORTED_KIND_BITS)))
+		return EINVAL;
+	if ((type == PTHREAD_MUTEX_RECURSIVE || type == PTHREAD_MUTEX_ERRORCHECK) &&
+	    mutex_owner(m) != fthr_tid())
+		return EPERM;
+	*saved = m->__data.__count;
+	if (type == PTHREAD_MUTEX_RECURSIVE)
+		m->__data.__count = 0;
+	mutex_release(m, kind);
+	return 0;
+}
+
+void fthr_mutex_cond_lock(pthread_mutex_t *m, unsigned saved)
+{
+	volatile int *w = lockword(m);
+
+	if (a_swap_acquire(w, 2) != 0)
+		fthr_lll_wait(w, mutex_kind(m) & FTHR_MUTEX_PSHARED,
+			      CLOCK_MONOTONIC, NULL);
+	mutex_took(m, fthr_tid());
+	m->__data.__count = saved;
+}
+
+bool fthr_mutex_requeue_ok(const pthread_mutex_t *m)
+{
+	return (mutex_kind(m) & (~KNOWN_KIND_BITS | UNSUPPORTED_KIND_BITS |
+				 FTHR_MUTEX_PSHARED)) == 0;
 }
 
 FTHR_HIDDEN int fthr_mutex_init(pthread_mutex_t *m,

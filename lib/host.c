@@ -1,0 +1,35 @@
+/* lib/host.c: see host.h. */
+#include "config.h"
+#include <dlfcn.h>
+#include "host.h"
+
+struct fthr_host fthr_host;
+
+/* The versions glibc defines the calls under, newest first. */
+static const char *const versions[] = { "GLIBC_2.34", "GLIBC_2.17", "GLIBC_2.2.5" };
+
+static void *resolve(const char *name)
+{
+	void *p;
+	size_t i;
+
+	for (i = 0; i < sizeof(versions) / sizeof(versions[0]); i++)
+		if ((p = dlvsym(RTLD_NEXT, name, versions[i])))
+			return p;
+	return dlsym(RTLD_NEXT, name);
+}
+
+bool fthr_host_resolve(void)
+{
+	if (!__atomic_load_n(&fthr_host.setspecific, __ATOMIC_ACQUIRE)) {
+		fthr_host.key_create = resolve("pthread_key_create");
+		__atomic_store_n(&fthr_host.setspecific, resolve("pthread_setspecific"),
+				 __ATOMIC_RELEASE);
+	}
+	return fthr_host.key_create && fthr_host.setspecific;
+}
+
+__attribute__((constructor)) static void fthr_host_init(void)
+{
+	fthr_host_resolve();
+}

@@ -1,0 +1,31 @@
+/* lib/mutex.h: the mutex entry points other fthr objects call directly
+ * (hidden, no PLT): C11 mtx_*, and the condition variable's release and
+ * re-take of the mutex it waits with. */
+#ifndef FTHR_MUTEX_H
+#define FTHR_MUTEX_H
+
+#include "fthr_impl.h"
+#include <time.h>
+
+FTHR_HIDDEN int fthr_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *a);
+FTHR_HIDDEN int fthr_mutex_destroy(pthread_mutex_t *m);
+FTHR_HIDDEN int fthr_mutex_lock(pthread_mutex_t *m);
+FTHR_HIDDEN int fthr_mutex_trylock(pthread_mutex_t *m);
+FTHR_HIDDEN int fthr_mutex_timedlock(pthread_mutex_t *m, const struct timespec *t);
+FTHR_HIDDEN int fthr_mutex_unlock(pthread_mutex_t *m);
+FTHR_HIDDEN int fthr_mutexattr_init(pthread_mutexattr_t *a);
+FTHR_HIDDEN int fthr_mutexattr_settype(pthread_mutexattr_t *a, int type);
+
+/* Release m completely for a condition wait. EPERM if a recursive or
+ * errorcheck mutex is not the caller's, EINVAL for an unusable mutex.
+ * *saved receives what fthr_mutex_cond_lock restores (recursion depth). */
+FTHR_HIDDEN int fthr_mutex_cond_unlock(pthread_mutex_t *m, unsigned *saved);
+
+/* Re-take m after a condition wait, marking the word 2 (see thr_mutex.c). */
+FTHR_HIDDEN void fthr_mutex_cond_lock(pthread_mutex_t *m, unsigned saved);
+
+/* True if a condition variable may requeue its waiters onto m's word:
+ * a private mutex on the plain 0/1/2 protocol. */
+FTHR_HIDDEN bool fthr_mutex_requeue_ok(const pthread_mutex_t *m);
+
+#endif

@@ -1,0 +1,113 @@
+/* lib/thr_c11.c: C11 <threads.h> mutexes, condition variables, call_once
+ * and thread-specific storage on the very same fthr objects (glibc's mtx_t,
+ * cnd_t, once_flag and tss_t are pthread_mutex_t, pthread_cond_t,
+ * pthread_once_t and pthread_key_t underneath), so the two APIs mix. No
+ * futex protocol of its own. thrd_* stays the host's.
+ */
+#include "config.h"
+#include <errno.h>
+#include <threads.h>
+#include "mutex.h"
+
+FTHR_HIDDEN int fthr_once(pthread_once_t *once, void (*init)(void));
+FTHR_HIDDEN int fthr_cond_init(pthread_cond_t *c, const pthread_condattr_t *a);
+FTHR_HIDDEN int fthr_cond_destroy(pthread_cond_t *c);
+FTHR_HIDDEN int fthr_cond_wait(pthread_cond_t *c, pthread_mutex_t *m);
+FTHR_HIDDEN int fthr_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
+				    const struct timespec *t);
+FTHR_HIDDEN int fthr_cond_signal(pthread_cond_t *c);
+FTHR_HIDDEN int fthr_cond_broadcast(pthread_cond_t *c);
+FTHR_HIDDEN int fthr_key_create(pthread_key_t *k, void (*dtor)(void *));
+FTHR_HIDDEN int fthr_key_delete(pthread_key_t k);
+FTHR_HIDDEN void *fthr_getspecific(pthread_key_t k);
+FTHR_HIDDEN int fthr_setspecific(pthread_key_t k, const void *v);
+
+_Static_assert(sizeof(mtx_t) == sizeof(pthread_mutex_t), "mtx_t is a mutex");
+_Static_assert(sizeof(cnd_t) == sizeof(pthread_cond_t), "cnd_t is a cond");
+_Static_assert(sizeof(once_flag) == sizeof(pthread_once_t), "once_flag");
+_Static_assert(sizeof(tss_t) == sizeof(pthread_key_t), "tss_t is a key");
+
+/* POSIX error number -> thrd_* result, as glibc maps them. */
+static int thrd_result(int e)
+{
+	switch (e) {
+	case 0: return thrd_success;
+	case EBUSY: return thrd_busy;
+	case ETIMEDOUT: return thrd_timedout;
+	case ENOMEM: return thrd_nomem;
+	default: return thrd_error;
+	}
+}
+
+#define M(m) ((pthread_mutex_t *)(m))
+#define CV(c) ((pthread_cond_t *)(c))
+
+FTHR_HIDDEN int fthr_mtx_init(mtx_t *m, int type)
+{
+	pthread_mutexattr_t a;
+
+	fthr_mutexattr_init(&a);
+	switch (type) {
+	case mtx_plain:
+	case mtx_timed:
+		break;
+	case mtx_plain | mtx_recursive:
+	case mtx_timed | mtx_recursive:
+		fthr_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+		break;
+	default:
+		return thrd_error;
+	}
+	return thrd_result(fthr_mutex_init(M(m), &a));
+}
+
+FTHR_HIDDEN int fthr_mtx_lock(mtx_t *m) { return thrd_result(fthr_mutex_lock(M(m))); }
+FTHR_HIDDEN int fthr_mtx_trylock(mtx_t *m) { return thrd_result(fthr_mutex_trylock(M(m))); }
+FTHR_HIDDEN int fthr_mtx_unlock(mtx_t *m) { return thrd_result(fthr_mutex_unlock(M(m))); }
+FTHR_HIDDEN void fthr_mtx_destroy(mtx_t *m) { fthr_mutex_destroy(M(m)); }
+FTHR_HIDDEN int fthr_mtx_timedlock(mtx_t *restrict m, const struct timespec *restrict t)
+{
+	return thrd_result(fthr_mutex_timedlock(M(m), t));
+}
+
+FTHR_HIDDEN int fthr_cnd_init(cnd_t *c) { return thrd_result(fthr_cond_init(CV(c), NULL)); }
+FTHR_HIDDEN void fthr_cnd_destroy(cnd_t *c) { fthr_cond_destroy(CV(c)); }
+FTHR_HIDDEN int fthr_cnd_signal(cnd_t *c) { return thrd_result(fthr_cond_signal(CV(c))); }
+FTHR_HIDDEN int fthr_cnd_broadcast(cnd_t *c) { return thrd_result(fthr_cond_broadcast(CV(c))); }
+FTHR_HIDDEN int fthr_cnd_wait(cnd_t *c, mtx_t *m) { return thrd_result(fthr_cond_wait(CV(c), M(m))); }
+FTHR_HIDDEN int fthr_cnd_timedwait(cnd_t *restrict c, mtx_t *restrict m,
+				   const struct timespec *restrict t)
+{
+	return thrd_result(fthr_cond_timedwait(CV(c), M(m), t));
+}
+
+FTHR_HIDDEN void fthr_call_once(once_flag *flag, void (*func)(void))
+{
+	fthr_once((pthread_once_t *)flag, func);
+}
+
+FTHR_HIDDEN int fthr_tss_create(tss_t *key, tss_dtor_t dtor)
+{
+	return thrd_result(fthr_key_create(key, dtor));
+}
+FTHR_HIDDEN void *fthr_tss_get(tss_t key) { return fthr_getspecific(key); }
+FTHR_HIDDEN int fthr_tss_set(tss_t key, void *v) { return thrd_result(fthr_setspecific(key, v)); }
+FTHR_HIDDEN void fthr_tss_delete(tss_t key) { fthr_key_delete(key); }
+
+FTHR_EXPORT(mtx_init, fthr_mtx_init);
+FTHR_EXPORT(mtx_lock, fthr_mtx_lock);
+FTHR_EXPORT(mtx_trylock, fthr_mtx_trylock);
+FTHR_EXPORT(mtx_timedlock, fthr_mtx_timedlock);
+FTHR_EXPORT(mtx_unlock, fthr_mtx_unlock);
+FTHR_EXPORT(mtx_destroy, fthr_mtx_destroy);
+FTHR_EXPORT(cnd_init, fthr_cnd_init);
+FTHR_EXPORT(cnd_destroy, fthr_cnd_destroy);
+FTHR_EXPORT(cnd_signal, fthr_cnd_signal);
+FTHR_EXPORT(cnd_broadcast, fthr_cnd_broadcast);
+FTHR_EXPORT(cnd_wait, fthr_cnd_wait);
+FTHR_EXPORT(cnd_timedwait, fthr_cnd_timedwait);
+FTHR_EXPORT(call_once, fthr_call_once);
+FTHR_EXPORT(tss_create, fthr_tss_create);
+FTHR_EXPORT(tss_get, fthr_tss_get);
+FTHR_EXPORT(tss_set, fthr_tss_set);
+FTHR_EXPORT(tss_delete, fthr_tss_delete);

@@ -1,0 +1,237 @@
+/* lib/thr_cond.c: condition variables on one futex word, a sequence count.
+ *
+ * Words (overlaid on the 48-byte pthread_cond_t; all-zero is the static
+ * initializer: realtime clock, process-private):
+ *   seq       the futex word: every signal and broadcast adds 1
+ *   waiters   threads inside a wait (a drain count, drain.h: destroy waits
+ *             for released waiters to leave the object's memory)
+ *   flags     bit 0 process-shared, bits 1.. the clock of timedwait
+ *   mutex     the mutex of the latest wait (the requeue target)
+ *
+ *   wait       waiters += 1; s = seq; release the mutex; futex_wait(seq, s);
+ *              waiters -= 1; re-take the mutex with SWAP(2).
+ *   signal     if waiters == 0: return (nobody to wake, no atomic write).
+ *              seq += 1; futex_wake(seq, 1).
+ *   broadcast  if waiters == 0: return. seq += 1; then, for a private cond
+ *              whose mutex is private and on the 0/1/2 protocol,
+ *              futex_cmp_requeue(seq, wake 1, move the rest onto the mutex
+ *              word): the woken one takes the mutex with SWAP(2), so each
+ *              unlock wakes the next and nobody stampedes. Otherwise wake all.
+ *
+ * No lost wake-up: a waiter reads seq before it releases the mutex, so a
+ * signal sent after it started waiting changes seq and either makes its
+ * futex_wait return at once (it had not slept yet) or finds it asleep in the
+ * kernel's queue, behind all earlier sleepers (FIFO per priority), so the
+ * one-wake goes to a thread that was waiting when the signal came. A
+ * signaller holding the mutex runs entirely before or after a waiter's
+ * registration, so a later waiter cannot take its wake-up.
+ * Timeouts: a waiter whose deadline passed returns 0, not ETIMEDOUT, if seq
+ * moved meanwhile: the signal may have been meant for it.
+ * Cancellation (a cancellation point, the host's machinery): the type is
+ * asynchronous only around the futex wait; the cleanup handler leaves the
+ * waiter count, re-takes the mutex before the caller's handlers run, and
+ * passes on a wake-up it may have consumed (one futex_wake).
+ */
+#include "config.h"
+#include <limits.h>
+#include "drain.h"
+#include "mutex.h"
+
+struct cond {
+	volatile int seq;
+	volatile int waiters;
+	int flags;
+	int pad;
+	pthread_mutex_t *mutex;
+};
+_Static_assert(sizeof(struct cond) <= sizeof(pthread_cond_t), "cond fits");
+_Static_assert(_Alignof(struct cond) <= _Alignof(pthread_cond_t), "cond aligned");
+
+#define CF_SHARED 1
+#define CF_CLOCK_SHIFT 1
+
+extern void _pthread_cleanup_push(struct _pthread_cleanup_buffer *buf,
+				  void (*routine)(void *), void *arg);
+extern void _pthread_cleanup_pop(struct _pthread_cleanup_buffer *buf,
+				 int execute);
+
+static inline struct cond *C(pthread_cond_t *c)
+{
+	return (struct cond *)c;
+}
+
+struct wait_ctx {
+	struct cond *c;
+	pthread_mutex_t *m;
+	unsigned saved;
+};
+
+static void cond_cancelled(void *arg)
+{
+	struct wait_ctx *w = arg;
+	bool shared = w->c->flags & CF_SHARED;
+
+	fthr_futex_wake(&w->c->seq, 1, shared); /* pass on what we may have taken */
+	fthr_drain_leave(&w->c->waiters, shared);
+	fthr_mutex_cond_lock(w->m, w->saved);
+}
+
+static int cond_wait(pthread_cond_t *cv, pthread_mutex_t *m, clockid_t clk,
+		     const struct timespec *abstime)
+{
+	struct cond *c = C(cv);
+	struct wait_ctx w = { .c = c, .m = m };
+	struct _pthread_cleanup_buffer buf;
+	bool shared = c->flags & CF_SHARED;
+	int seq, r, oldtype;
+
+	if (abstime && (r = fthr_abstime_check(abstime)) != 0)
+		return r;
+	fthr_drain_enter(&c->waiters);
+	seq = a_load_relaxed(&c->seq);
+	if (!shared)
+		__atomic_store_n(&c->mutex, m, __ATOMIC_RELAXED);
+	r = fthr_mutex_cond_unlock(m, &w.saved);
+	if (r) {
+		fthr_drain_leave(&c->waiters, shared);
+		return r;
+	}
+	_pthread_cleanup_push(&buf, cond_cancelled, &w);
+	pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &oldtype);
+	r = fthr_futex_wait(&c->seq, seq, shared, clk, abstime);
+	pthread_setcanceltype(oldtype, NULL);
+	_pthread_cleanup_pop(&buf, 0);
+	if (r == ETIMEDOUT && a_load_relaxed(&c->seq) != seq)
+		r = 0;
+	fthr_drain_leave(&c->waiters, shared);
+	fthr_mutex_cond_lock(m, w.saved);
+	return r == ETIMEDOUT ? ETIMEDOUT : 0;
+}
+
+FTHR_HIDDEN int fthr_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+{
+	return cond_wait(c, m, CLOCK_REALTIME, NULL);
+}
+
+FTHR_HIDDEN int fthr_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
+				    const struct timespec *abstime)
+{
+	if (!abstime)
+		return EINVAL;
+	return cond_wait(c, m, C(c)->flags >> CF_CLOCK_SHIFT, abstime);
+}
+
+FTHR_HIDDEN int fthr_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m,
+				    clockid_t clk, const struct timespec *abstime)
+{
+	if (!fthr_futex_clock_ok(clk) || !abstime)
+		return EINVAL;
+	return cond_wait(c, m, clk, abstime);
+}
+
+FTHR_HIDDEN int fthr_cond_signal(pthread_cond_t *cv)
+{
+	struct cond *c = C(cv);
+
+	if (fthr_drain_count(&c->waiters) == 0)
+		return 0;
+	__atomic_fetch_add(&c->seq, 1, __ATOMIC_SEQ_CST);
+	fthr_futex_wake(&c->seq, 1, c->flags & CF_SHARED);
+	return 0;
+}
+
+FTHR_HIDDEN int fthr_cond_broadcast(pthread_cond_t *cv)
+{
+	struct cond *c = C(cv);
+	pthread_mutex_t *m;
+	int seq;
+
+	if (fthr_drain_count(&c->waiters) == 0)
+		return 0;
+	seq = __atomic_add_fetch(&c->seq, 1, __ATOMIC_SEQ_CST);
+	if (!(c->flags & CF_SHARED)) {
+		m = __atomic_load_n(&c->mutex, __ATOMIC_RELAXED);
+		if (m && fthr_mutex_requeue_ok(m) &&
+		    fthr_futex_cmp_requeue(&c->seq, seq, 1, &m->__data.__lock,
+					   INT_MAX, false) >= 0)
+			return 0;
+	}
+	fthr_futex_wake(&c->seq, INT_MAX, c->flags & CF_SHARED);
+	return 0;
+}
+
+FTHR_HIDDEN int fthr_cond_init(pthread_cond_t *cv, const pthread_condattr_t *a)
+{
+	struct cond *c = C(cv);
+
+	*cv = (pthread_cond_t){ 0 };
+	c->flags = a ? a->__align : 0;
+	return 0;
+}
+
+FTHR_HIDDEN int fthr_cond_destroy(pthread_cond_t *cv)
+{
+	struct cond *c = C(cv);
+
+	/* Released waiters may still be leaving: wait them out (as glibc). */
+	fthr_drain_wait(&c->waiters, c->flags & CF_SHARED);
+	return 0;
+}
+
+/* ---- attributes: one int, bit 0 pshared, bits 1.. the clock ---- */
+
+FTHR_HIDDEN int fthr_condattr_init(pthread_condattr_t *a)
+{
+	a->__align = CLOCK_REALTIME << CF_CLOCK_SHIFT;
+	return 0;
+}
+
+FTHR_HIDDEN int fthr_condattr_destroy(pthread_condattr_t *a)
+{
+	(void)a;
+	return 0;
+}
+
+FTHR_HIDDEN int fthr_condattr_setclock(pthread_condattr_t *a, clockid_t clk)
+{
+	if (!fthr_futex_clock_ok(clk))
+		return EINVAL;
+	a->__align = (a->__align & CF_SHARED) | (clk << CF_CLOCK_SHIFT);
+	return 0;
+}
+
+FTHR_HIDDEN int fthr_condattr_getclock(const pthread_condattr_t *a, clockid_t *clk)
+{
+	*clk = a->__align >> CF_CLOCK_SHIFT;
+	return 0;
+}
+
+FTHR_HIDDEN int fthr_condattr_setpshared(pthread_condattr_t *a, int pshared)
+{
+	if (pshared != PTHREAD_PROCESS_PRIVATE && pshared != PTHREAD_PROCESS_SHARED)
+		return EINVAL;
+	a->__align = (a->__align & ~CF_SHARED) |
+		     (pshared == PTHREAD_PROCESS_SHARED ? CF_SHARED : 0);
+	return 0;
+}
+
+FTHR_HIDDEN int fthr_condattr_getpshared(const pthread_condattr_t *a, int *pshared)
+{
+	*pshared = (a->__align & CF_SHARED) ? PTHREAD_PROCESS_SHARED
+					    : PTHREAD_PROCESS_PRIVATE;
+	return 0;
+}
+
+FTHR_EXPORT(pthread_cond_init, fthr_cond_init);
+FTHR_EXPORT(pthread_cond_destroy, fthr_cond_destroy);
+FTHR_EXPORT(pthread_cond_wait, fthr_cond_wait);
+FTHR_EXPORT(pthread_cond_timedwait, fthr_cond_timedwait);
+FTHR_EXPORT(pthread_cond_clockwait, fthr_cond_clockwait);
+FTHR_EXPORT(pthread_cond_signal, fthr_cond_signal);
+FTHR_EXPORT(pthread_cond_broadcast, fthr_cond_broadcast);
+FTHR_EXPORT(pthread_condattr_init, fthr_condattr_init);
+FTHR_EXPORT(pthread_condattr_destroy, fthr_condattr_destroy);
+FTHR_EXPORT(pthread_condattr_setclock, fthr_condattr_setclock);
+FTHR_EXPORT(pthread_condattr_getclock, fthr_condattr_getclock);
+FTHR_EXPORT(pthread_condattr_setpshared, fthr_condattr_setpshared);
+FTHR_EXPORT(pthread_condattr_getpshared, fthr_condattr_getpshared);

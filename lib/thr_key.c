@@ -1,0 +1,178 @@
+/* lib/thr_key.c: thread-specific data through the per-thread TLS record.
+ *
+ * No futex. The key table is global: keys[k].seq is odd while key k is in
+ * use and moves on (by one) at create and at delete, so a slot a thread
+ * filled under an earlier life of the key never shows through: a value
+ * counts only while slot.seq == keys[k].seq. Create and delete are CASes on
+ * seq; getspecific is a bounds check, two loads and a compare.
+ *
+ * Thread exit: the first setspecific in a thread sets one key of the host
+ * library's (host.h) whose destructor is fthr_tsd_exit; the host runs it
+ * when the thread exits, however the thread was created and also for the
+ * main thread calling pthread_exit. It runs fthr's destructors in up to
+ * PTHREAD_DESTRUCTOR_ITERATIONS rounds, then frees the thread's block.
+ */
+#include "config.h"
+#include <errno.h>
+#include <limits.h>
+#include <sys/mman.h>
+#include "host.h"
+#include "self.h"
+
+struct key {
+	volatile unsigned seq;
+	void (*dtor)(void *);
+};
+
+#define TSD_MORE_SIZE (PTHREAD_KEYS_MAX * sizeof(struct fthr_tsd_slot))
+
+static struct key keys[PTHREAD_KEYS_MAX];
+static pthread_key_t exit_hook_key;
+static pthread_once_t exit_hook_once = PTHREAD_ONCE_INIT;
+static bool exit_hook_ok;
+
+FTHR_HIDDEN int fthr_once(pthread_once_t *once, void (*init)(void));
+static void fthr_tsd_exit(void *unused);
+
+static inline bool in_use(unsigned seq)
+{
+	return seq & 1;
+}
+
+static struct fthr_tsd_slot *slot_of(pthread_key_t k)
+{
+	if (k < FTHR_TSD_INLINE)
+		return &fthr_self_rec.tsd[k];
+	return fthr_self_rec.tsd_more ? &fthr_self_rec.tsd_more[k] : NULL;
+}
+
+FTHR_HIDDEN void *fthr_getspecific(pthread_key_t k)
+{
+	struct fthr_tsd_slot *s;
+
+	if (unlikely(k >= PTHREAD_KEYS_MAX) || !(s = slot_of(k)))
+		return NULL;
+	return s->seq == keys[k].seq ? s->data : NULL;
+}
+
+static void exit_hook_init(void)
+{
+	exit_hook_ok = fthr_host_resolve() &&
+		       fthr_host.key_create(&exit_hook_key, fthr_tsd_exit) == 0;
+}
+
+static FTHR_NOINLINE int tsd_prepare(pthread_key_t k)
+{
+	struct fthr_self *self = &fthr_self_rec;
+
+	/* mmap, not malloc: a malloc that keeps its own state in keys must not
+	 * recurse into itself through here. */
+	if (k >= FTHR_TSD_INLINE && !self->tsd_more) {
+		void *p = mmap(NULL, TSD_MORE_SIZE, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return ENOMEM;
+		self->tsd_more = p;
+	}
+	if (!self->tsd_hooked) {
+		fthr_once(&exit_hook_once, exit_hook_init);
+		if (!exit_hook_ok || fthr_host.setspecific(exit_hook_key, self) != 0)
+			return EAGAIN;
+		self->tsd_hooked = true;
+	}
+	return 0;
+}
+
+FTHR_HIDDEN int fthr_setspecific(pthread_key_t k, const void *value)
+{
+	struct fthr_tsd_slot *s;
+	unsigned seq;
+	int r;
+
+	if (k >= PTHREAD_KEYS_MAX || !in_use(seq = keys[k].seq))
+		return EINVAL;
+	if (unlikely(!fthr_self_rec.tsd_hooked || !(s = slot_of(k)))) {
+		if ((r = tsd_prepare(k)) != 0)
+			return r;
+		s = slot_of(k);
+	}
+	s->seq = seq;
+	s->data = (void *)value;
+	return 0;
+}
+
+FTHR_HIDDEN int fthr_key_create(pthread_key_t *key, void (*dtor)(void *))
+{
+	pthread_key_t k;
+
+	for (k = 0; k < PTHREAD_KEYS_MAX; k++) {
+		unsigned seq = keys[k].seq;
+
+		/* free, and its seq not about to wrap into an old value */
+		if (in_use(seq) || seq + 2 < seq)
+			continue;
+		keys[k].dtor = dtor;
+		if (__atomic_compare_exchange_n(&keys[k].seq, &seq, seq + 1, false,
+						__ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+			*key = k;
+			return 0;
+		}
+	}
+	return EAGAIN;
+}
+
+FTHR_HIDDEN int fthr_key_delete(pthread_key_t k)
+{
+	unsigned seq;
+
+	if (k >= PTHREAD_KEYS_MAX || !in_use(seq = keys[k].seq))
+		return EINVAL;
+	return __atomic_compare_exchange_n(&keys[k].seq, &seq, seq + 1, false,
+					   __ATOMIC_RELEASE, __ATOMIC_RELAXED)
+		       ? 0 : EINVAL;
+}
+
+/* The host calls this once at thread exit (the hook key's destructor). */
+static void fthr_tsd_exit(void *unused)
+{
+	struct fthr_self *self = &fthr_self_rec;
+	int round;
+
+	(void)unused;
+	for (round = 0; round < PTHREAD_DESTRUCTOR_ITERATIONS; round++) {
+		pthread_key_t k, n = self->tsd_more ? PTHREAD_KEYS_MAX : FTHR_TSD_INLINE;
+		bool ran = false;
+
+		for (k = 0; k < n; k++) {
+			struct fthr_tsd_slot *s = slot_of(k);
+			void (*dtor)(void *) = keys[k].dtor;
+			void *v;
+
+			if (!s->data || s->seq != keys[k].seq || !in_use(s->seq))
+				continue;
+			v = s->data;
+			s->data = NULL;
+			if (dtor) {
+				dtor(v);
+				ran = true;
+			}
+		}
+		if (!ran)
+			break;
+	}
+	if (self->tsd_more)
+		munmap(self->tsd_more, TSD_MORE_SIZE);
+	self->tsd_more = NULL;
+	for (int i = 0; i < FTHR_TSD_INLINE; i++)
+		self->tsd[i].data = NULL;
+	self->tsd_hooked = false;
+}
+
+FTHR_EXPORT(pthread_key_create, fthr_key_create);
+FTHR_EXPORT(pthread_key_delete, fthr_key_delete);
+FTHR_EXPORT(pthread_getspecific, fthr_getspecific);
+FTHR_EXPORT(pthread_setspecific, fthr_setspecific);
+/* glibc's alternate names */
+FTHR_EXPORT(__pthread_key_create, fthr_key_create);
+FTHR_EXPORT(__pthread_getspecific, fthr_getspecific);
+FTHR_EXPORT(__pthread_setspecific, fthr_setspecific);

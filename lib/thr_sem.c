@@ -1,0 +1,182 @@
+/* lib/thr_sem.c: POSIX semaphores with glibc's layout and futex protocol,
+ * so a process-shared or named semaphore works between an fthr process and
+ * a plain-glibc one.
+ *
+ * The 64-bit word 'data': value in the low 32 bits (also the futex word),
+ * number of registered waiters in the high 32 bits.
+ *   post     CAS data -> data + 1 (EOVERFLOW at SEM_VALUE_MAX); if the
+ *            waiter half was non-zero, futex_wake(value, 1).
+ *   wait     fast: CAS data -> data - 1 while the value is > 0.
+ *            slow: data += 1 << 32 (register); loop { value 0 ->
+ *            futex_wait(value, 0); value > 0 -> CAS data -> data - 1 - (1 << 32)
+ *            (take a token and unregister in one step) }. A timeout or a
+ *            signal handler unregisters (data -= 1 << 32) and fails with
+ *            ETIMEDOUT or EINTR.
+ *   cancel   sem_wait/timedwait/clockwait are cancellation points: the
+ *            type is asynchronous only around the futex wait; the cleanup
+ *            handler unregisters and, if tokens and other waiters remain,
+ *            passes the wake-up it may have consumed on (glibc does not).
+ * Every post that finds a registered waiter wakes one; a registered waiter
+ * sleeps only while the value is 0: no wake-up is lost.
+ */
+#include "config.h"
+#include <errno.h>
+#include <limits.h>
+#include "futex.h"
+#include "sem.h"
+
+extern void _pthread_cleanup_push(struct _pthread_cleanup_buffer *buf,
+				  void (*routine)(void *), void *arg);
+extern void _pthread_cleanup_pop(struct _pthread_cleanup_buffer *buf,
+				 int execute);
+
+static inline struct sem *S(sem_t *s)
+{
+	return (struct sem *)s;
+}
+
+static inline volatile int *value_word(struct sem *s)
+{
+	return (volatile int *)&s->data;
+}
+
+static inline bool sem_shared(const struct sem *s)
+{
+	return s->private != 0;
+}
+
+static inline int fail(int e)
+{
+	errno = e;
+	return -1;
+}
+
+FTHR_HIDDEN int fthr_sem_init(sem_t *sem, int pshared, unsigned value)
+{
+	if (value > SEM_VALUE_MAX)
+		return fail(EINVAL);
+	fthr_sem_setup(S(sem), value, pshared != 0);
+	return 0;
+}
+
+FTHR_HIDDEN int fthr_sem_destroy(sem_t *sem)
+{
+	(void)sem;
+	return 0;
+}
+
+FTHR_HIDDEN int fthr_sem_post(sem_t *sem)
+{
+	struct sem *s = S(sem);
+	uint64_t d = __atomic_load_n(&s->data, __ATOMIC_RELAXED);
+
+	do {
+		if ((d & SEM_VALUE_MASK) == SEM_VALUE_MAX)
+			return fail(EOVERFLOW);
+	} while (!__atomic_compare_exchange_n(&s->data, &d, d + 1, true,
+					      __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+	if ((d >> SEM_NWAITERS_SHIFT) != 0)
+		fthr_futex_wake(value_word(s), 1, sem_shared(s));
+	return 0;
+}
+
+/* Take a token if there is one. */
+static inline bool sem_take(struct sem *s)
+{
+	uint64_t d = __atomic_load_n(&s->data, __ATOMIC_RELAXED);
+
+	while ((d & SEM_VALUE_MASK) != 0)
+		if (__atomic_compare_exchange_n(&s->data, &d, d - 1, true,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			return true;
+	return false;
+}
+
+static void sem_cancelled(void *arg)
+{
+	struct sem *s = arg;
+	uint64_t d = __atomic_sub_fetch(&s->data, 1ull << SEM_NWAITERS_SHIFT,
+					__ATOMIC_RELAXED);
+
+	if ((d & SEM_VALUE_MASK) != 0 && (d >> SEM_NWAITERS_SHIFT) != 0)
+		fthr_futex_wake(value_word(s), 1, sem_shared(s));
+}
+
+static FTHR_NOINLINE int sem_wait_slow(struct sem *s, clockid_t clk,
+				       const struct timespec *abstime, bool timed)
+{
+	struct _pthread_cleanup_buffer buf;
+	uint64_t d;
+	int err = 0, oldtype;
+
+	if (timed && (err = fthr_abstime_check(abstime)) != 0)
+		return fail(err);
+	d = __atomic_fetch_add(&s->data, 1ull << SEM_NWAITERS_SHIFT, __ATOMIC_RELAXED);
+	for (;;) {
+		if ((d & SEM_VALUE_MASK) == 0) {
+			_pthread_cleanup_push(&buf, sem_cancelled, s);
+			pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &oldtype);
+			err = fthr_futex_wait(value_word(s), 0, sem_shared(s), clk, abstime);
+			pthread_setcanceltype(oldtype, NULL);
+			_pthread_cleanup_pop(&buf, 0);
+			if (err == ETIMEDOUT || err == EINTR) {
+				__atomic_fetch_sub(&s->data, 1ull << SEM_NWAITERS_SHIFT,
+						   __ATOMIC_RELAXED);
+				return fail(err);
+			}
+			d = __atomic_load_n(&s->data, __ATOMIC_RELAXED);
+		} else if (__atomic_compare_exchange_n(
+				   &s->data, &d, d - 1 - (1ull << SEM_NWAITERS_SHIFT),
+				   true, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+			return 0;
+		}
+	}
+}
+
+/* Waits are cancellation points even when they need not block. */
+FTHR_HIDDEN int fthr_sem_wait(sem_t *sem)
+{
+	pthread_testcancel();
+	if (likely(sem_take(S(sem))))
+		return 0;
+	return sem_wait_slow(S(sem), CLOCK_REALTIME, NULL, false);
+}
+
+FTHR_HIDDEN int fthr_sem_trywait(sem_t *sem)
+{
+	return sem_take(S(sem)) ? 0 : fail(EAGAIN);
+}
+
+FTHR_HIDDEN int fthr_sem_timedwait(sem_t *sem, const struct timespec *abstime)
+{
+	pthread_testcancel();
+	if (sem_take(S(sem)))
+		return 0;
+	return sem_wait_slow(S(sem), CLOCK_REALTIME, abstime, true);
+}
+
+FTHR_HIDDEN int fthr_sem_clockwait(sem_t *sem, clockid_t clk,
+				   const struct timespec *abstime)
+{
+	if (!fthr_futex_clock_ok(clk))
+		return fail(EINVAL);
+	pthread_testcancel();
+	if (sem_take(S(sem)))
+		return 0;
+	return sem_wait_slow(S(sem), clk, abstime, true);
+}
+
+FTHR_HIDDEN int fthr_sem_getvalue(sem_t *sem, int *value)
+{
+	*value = (int)(__atomic_load_n(&S(sem)->data, __ATOMIC_RELAXED) & SEM_VALUE_MASK);
+	return 0;
+}
+
+FTHR_EXPORT(sem_init, fthr_sem_init);
+FTHR_EXPORT(sem_destroy, fthr_sem_destroy);
+FTHR_EXPORT(sem_post, fthr_sem_post);
+FTHR_EXPORT(sem_wait, fthr_sem_wait);
+FTHR_EXPORT(sem_trywait, fthr_sem_trywait);
+FTHR_EXPORT(sem_timedwait, fthr_sem_timedwait);
+FTHR_EXPORT(sem_clockwait, fthr_sem_clockwait);
+FTHR_EXPORT(sem_getvalue, fthr_sem_getvalue);

@@ -1,0 +1,1508 @@
+/* tests/t_cond.c: pthread condition variables as POSIX specifies them, with
+ * the system <pthread.h>: attributes, every mutex type, timed waits on the
+ * clock they name, ordering of signals against later waiters, broadcast,
+ * process-shared use across fork, cancellation, and a lost-wakeup stress
+ * test in the shape of glibc bug 25847. Every wait is bounded. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "harness.h"
+
+#define NS 1000000000LL
+#define MS 1000000LL
+
+static int64_t ts_ns(const struct timespec *ts)
+{
+	return (int64_t)ts->tv_sec * NS + ts->tv_nsec;
+}
+
+static struct timespec ns_ts(int64_t t)
+{
+	struct timespec ts = { .tv_sec = t / NS, .tv_nsec = t % NS };
+
+	if (ts.tv_nsec < 0) {
+		ts.tv_nsec += NS;
+		ts.tv_sec--;
+	}
+	return ts;
+}
+
+static struct timespec deadline_us(clockid_t clk, long us)
+{
+	return ns_ts(harness_now_ns(clk) + (int64_t)us * 1000);
+}
+
+static unsigned rnd(unsigned *s)
+{
+	unsigned x = *s;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	return *s = x;
+}
+
+static void spin_ns(int64_t ns)
+{
+	int64_t end = harness_now_ns(CLOCK_MONOTONIC) + ns;
+
+	while (harness_now_ns(CLOCK_MONOTONIC) < end)
+		;
+}
+
+/* Evaluate expr with m held, every 100us, until it is true or ms pass. */
+#define POLL_UNTIL(m, expr, ms)                                               \
+	({                                                                    \
+		int64_t end_ = harness_now_ns(CLOCK_MONOTONIC) + (ms) * MS;   \
+		int ok_;                                                      \
+		for (;;) {                                                    \
+			pthread_mutex_lock(m);                                \
+			ok_ = !!(expr);                                       \
+			pthread_mutex_unlock(m);                              \
+			if (ok_ || harness_now_ns(CLOCK_MONOTONIC) > end_)    \
+				break;                                        \
+			usleep(100);                                          \
+		}                                                             \
+		ok_;                                                          \
+	})
+
+static void init_mutex(pthread_mutex_t *m, int type, int pshared)
+{
+	pthread_mutexattr_t a;
+
+	ck_assert_int_eq(pthread_mutexattr_init(&a), 0);
+	ck_assert_int_eq(pthread_mutexattr_settype(&a, type), 0);
+	ck_assert_int_eq(pthread_mutexattr_setpshared(&a, pshared), 0);
+	ck_assert_int_eq(pthread_mutex_init(m, &a), 0);
+	ck_assert_int_eq(pthread_mutexattr_destroy(&a), 0);
+}
+
+static void init_cond(pthread_cond_t *c, clockid_t clk, int pshared)
+{
+	pthread_condattr_t a;
+
+	ck_assert_int_eq(pthread_condattr_init(&a), 0);
+	ck_assert_int_eq(pthread_condattr_setclock(&a, clk), 0);
+	ck_assert_int_eq(pthread_condattr_setpshared(&a, pshared), 0);
+	ck_assert_int_eq(pthread_cond_init(c, &a), 0);
+	/* the cond keeps its attributes after the attr object is gone */
+	ck_assert_int_eq(pthread_condattr_destroy(&a), 0);
+	memset(&a, 0xa5, sizeof(a));
+}
+
+static void *trylock_thread(void *arg)
+{
+	pthread_mutex_t *m = arg;
+	int r = pthread_mutex_trylock(m);
+
+	if (r == 0)
+		pthread_mutex_unlock(m);
+	return (void *)(long)r;
+}
+
+/* pthread_mutex_trylock(m) from another thread. */
+static int other_trylock(pthread_mutex_t *m)
+{
+	pthread_t t;
+
+	ck_assert_int_eq(pthread_create(&t, NULL, trylock_thread, m), 0);
+	return (int)(long)harness_join(t, 10);
+}
+
+/* ==== 1. initializers and attributes ==== */
+static pthread_cond_t sc = PTHREAD_COND_INITIALIZER;
+static pthread_mutex_t sm = PTHREAD_MUTEX_INITIALIZER;
+static int s_flag, s_waiting;
+
+static void *static_waiter(void *arg)
+{
+	int r = 0;
+
+	(void)arg;
+	pthread_mutex_lock(&sm);
+	s_waiting = 1;
+	while (!s_flag && r == 0)
+		r = pthread_cond_wait(&sc, &sm);
+	pthread_mutex_unlock(&sm);
+	return (void *)(long)r;
+}
+
+START_TEST(static_initializer)
+{
+	pthread_cond_t local = PTHREAD_COND_INITIALIZER;
+	struct timespec dl;
+	pthread_t t;
+	int64_t t0;
+	int r;
+
+	/* no waiters: signal and broadcast succeed and do nothing */
+	ck_assert_int_eq(pthread_cond_signal(&local), 0);
+	ck_assert_int_eq(pthread_cond_broadcast(&local), 0);
+	/* a statically initialized cond's timedwait uses CLOCK_REALTIME */
+	ck_assert_int_eq(pthread_mutex_lock(&sm), 0);
+	dl = harness_deadline(CLOCK_REALTIME, 50);
+	t0 = harness_now_ns(CLOCK_REALTIME);
+	do
+		r = pthread_cond_timedwait(&local, &sm, &dl);
+	while (r == 0);
+	ck_assert_int_eq(r, ETIMEDOUT);
+	ck_assert_int_ge(harness_now_ns(CLOCK_REALTIME), ts_ns(&dl));
+	ck_assert_int_lt(harness_now_ns(CLOCK_REALTIME) - t0, 5 * NS);
+	ck_assert_int_eq(pthread_mutex_unlock(&sm), 0);
+	ck_assert_int_eq(pthread_cond_destroy(&local), 0);
+
+	/* a static cond wakes a real waiter without any init call */
+	ck_assert_int_eq(pthread_create(&t, NULL, static_waiter, NULL), 0);
+	ck_assert_msg(POLL_UNTIL(&sm, s_waiting, 5000), "waiter never started");
+	pthread_mutex_lock(&sm);
+	s_flag = 1;
+	ck_assert_int_eq(pthread_cond_signal(&sc), 0);
+	pthread_mutex_unlock(&sm);
+	ck_assert_int_eq((long)harness_join(t, 5), 0);
+	ck_assert_int_eq(pthread_cond_destroy(&sc), 0);
+}
+END_TEST
+
+static pthread_cond_t ic;
+static pthread_mutex_t im = PTHREAD_MUTEX_INITIALIZER;
+static int i_flag, i_waiting;
+
+static void *init_waiter(void *arg)
+{
+	int r = 0;
+
+	(void)arg;
+	pthread_mutex_lock(&im);
+	i_waiting = 1;
+	while (!i_flag && r == 0)
+		r = pthread_cond_wait(&ic, &im);
+	pthread_mutex_unlock(&im);
+	return (void *)(long)r;
+}
+
+static void init_and_handshake(const pthread_condattr_t *a)
+{
+	pthread_t t;
+
+	ck_assert_int_eq(pthread_cond_init(&ic, a), 0);
+	i_flag = i_waiting = 0;
+	ck_assert_int_eq(pthread_create(&t, NULL, init_waiter, NULL), 0);
+	ck_assert_msg(POLL_UNTIL(&im, i_waiting, 5000), "waiter never started");
+	pthread_mutex_lock(&im);
+	i_flag = 1;
+	ck_assert_int_eq(pthread_cond_broadcast(&ic), 0);
+	pthread_mutex_unlock(&im);
+	ck_assert_int_eq((long)harness_join(t, 5), 0);
+	ck_assert_int_eq(pthread_cond_destroy(&ic), 0);
+}
+
+START_TEST(init_null_and_attr)
+{
+	pthread_condattr_t a;
+
+	init_and_handshake(NULL);
+	ck_assert_int_eq(pthread_condattr_init(&a), 0);
+	init_and_handshake(&a);
+	ck_assert_int_eq(pthread_condattr_setclock(&a, CLOCK_MONOTONIC), 0);
+	init_and_handshake(&a);
+	ck_assert_int_eq(pthread_condattr_setpshared(&a, PTHREAD_PROCESS_SHARED), 0);
+	init_and_handshake(&a);
+	ck_assert_int_eq(pthread_condattr_destroy(&a), 0);
+	/* re-initialising a destroyed cond works */
+	init_and_handshake(NULL);
+}
+END_TEST
+
+START_TEST(condattr_clock)
+{
+	pthread_condattr_t a;
+	clockid_t clk = (clockid_t)-42;
+	int saved;
+
+	ck_assert_int_eq(pthread_condattr_init(&a), 0);
+	ck_assert_int_eq(pthread_condattr_getclock(&a, &clk), 0);
+	ck_assert_int_eq(clk, CLOCK_REALTIME);
+
+	ck_assert_int_eq(pthread_condattr_setclock(&a, CLOCK_MONOTONIC), 0);
+	ck_assert_int_eq(pthread_condattr_getclock(&a, &clk), 0);
+	ck_assert_int_eq(clk, CLOCK_MONOTONIC);
+
+	/* CPU-time clocks and unknown clocks: EINVAL, attribute unchanged */
+	errno = 4242;
+	ck_assert_int_eq(pthread_condattr_setclock(&a, CLOCK_PROCESS_CPUTIME_ID), EINVAL);
+	ck_assert_int_eq(pthread_condattr_setclock(&a, CLOCK_THREAD_CPUTIME_ID), EINVAL);
+	ck_assert_int_eq(pthread_condattr_setclock(&a, 12345), EINVAL);
+	ck_assert_int_eq(pthread_condattr_setclock(&a, (clockid_t)-1), EINVAL);
+	saved = errno;
+	ck_assert_int_eq(saved, 4242);
+	ck_assert_int_eq(pthread_condattr_getclock(&a, &clk), 0);
+	ck_assert_int_eq(clk, CLOCK_MONOTONIC);
+
+	ck_assert_int_eq(pthread_condattr_setclock(&a, CLOCK_REALTIME), 0);
+	ck_assert_int_eq(pthread_condattr_getclock(&a, &clk), 0);
+	ck_assert_int_eq(clk, CLOCK_REALTIME);
+	ck_assert_int_eq(pthread_condattr_setclock(&a, CLOCK_PROCESS_CPUTIME_ID), EINVAL);
+	ck_assert_int_eq(pthread_condattr_getclock(&a, &clk), 0);
+	ck_assert_int_eq(clk, CLOCK_REALTIME);
+	ck_assert_int_eq(pthread_condattr_destroy(&a), 0);
+}
+END_TEST
+
+START_TEST(condattr_pshared)
+{
+	pthread_condattr_t a;
+	int ps = -42;
+
+	ck_assert_int_eq(pthread_condattr_init(&a), 0);
+	ck_assert_int_eq(pthread_condattr_getpshared(&a, &ps), 0);
+	ck_assert_int_eq(ps, PTHREAD_PROCESS_PRIVATE);
+
+	ck_assert_int_eq(pthread_condattr_setpshared(&a, PTHREAD_PROCESS_SHARED), 0);
+	ck_assert_int_eq(pthread_condattr_getpshared(&a, &ps), 0);
+	ck_assert_int_eq(ps, PTHREAD_PROCESS_SHARED);
+
+	ck_assert_int_eq(pthread_condattr_setpshared(&a, 2), EINVAL);
+	ck_assert_int_eq(pthread_condattr_setpshared(&a, -1), EINVAL);
+	ck_assert_int_eq(pthread_condattr_setpshared(&a, 0x100), EINVAL);
+	ck_assert_int_eq(pthread_condattr_getpshared(&a, &ps), 0);
+	ck_assert_int_eq(ps, PTHREAD_PROCESS_SHARED);
+
+	ck_assert_int_eq(pthread_condattr_setpshared(&a, PTHREAD_PROCESS_PRIVATE), 0);
+	ck_assert_int_eq(pthread_condattr_getpshared(&a, &ps), 0);
+	ck_assert_int_eq(ps, PTHREAD_PROCESS_PRIVATE);
+	ck_assert_int_eq(pthread_condattr_setpshared(&a, 7), EINVAL);
+	ck_assert_int_eq(pthread_condattr_getpshared(&a, &ps), 0);
+	ck_assert_int_eq(ps, PTHREAD_PROCESS_PRIVATE);
+
+	/* the two attributes are independent */
+	ck_assert_int_eq(pthread_condattr_setclock(&a, CLOCK_MONOTONIC), 0);
+	ck_assert_int_eq(pthread_condattr_setpshared(&a, PTHREAD_PROCESS_SHARED), 0);
+	ck_assert_int_eq(pthread_condattr_getpshared(&a, &ps), 0);
+	ck_assert_int_eq(ps, PTHREAD_PROCESS_SHARED);
+	{
+		clockid_t clk;
+
+		ck_assert_int_eq(pthread_condattr_getclock(&a, &clk), 0);
+		ck_assert_int_eq(clk, CLOCK_MONOTONIC);
+	}
+	ck_assert_int_eq(pthread_condattr_destroy(&a), 0);
+}
+END_TEST
+
+/* ==== 2. producer / consumer, counted ==== */
+enum { PC_ITEMS = 20000, PC_PROD = 2, PC_CONS = 4, PC_CAP = 8 };
+static struct {
+	pthread_mutex_t m;
+	pthread_cond_t notempty, notfull;
+	int buf[PC_CAP];
+	int head, count, done;
+	int bcast, outside;
+	unsigned char seen[PC_ITEMS];
+	long per_cons[PC_CONS];
+} pc;
+
+static int pc_notify(pthread_cond_t *c)
+{
+	return pc.bcast ? pthread_cond_broadcast(c) : pthread_cond_signal(c);
+}
+
+static void *producer(void *arg)
+{
+	int p = (int)(long)arg, k;
+
+	for (k = 0; k < PC_ITEMS / PC_PROD; k++) {
+		if (pthread_mutex_lock(&pc.m))
+			return (void *)1;
+		while (pc.count == PC_CAP)
+			if (pthread_cond_wait(&pc.notfull, &pc.m))
+				return (void *)2;
+		pc.buf[(pc.head + pc.count) % PC_CAP] = p * (PC_ITEMS / PC_PROD) + k;
+		pc.count++;
+		if (!pc.outside && pc_notify(&pc.notempty))
+			return (void *)3;
+		if (pthread_mutex_unlock(&pc.m))
+			return (void *)4;
+		if (pc.outside && pc_notify(&pc.notempty))
+			return (void *)3;
+	}
+	return NULL;
+}
+
+static void *consumer(void *arg)
+{
+	int c = (int)(long)arg;
+
+	if (pthread_mutex_lock(&pc.m))
+		return (void *)1;
+	for (;;) {
+		while (pc.count == 0 && !pc.done)
+			if (pthread_cond_wait(&pc.notempty, &pc.m))
+				return (void *)2;
+		if (pc.count == 0)
+			break;
+		int id = pc.buf[pc.head];
+		pc.head = (pc.head + 1) % PC_CAP;
+		pc.count--;
+		if (id < 0 || id >= PC_ITEMS)
+			return (void *)5;
+		pc.seen[id]++;
+		pc.per_cons[c]++;
+		if (!pc.outside && pc_notify(&pc.notfull))
+			return (void *)3;
+		if (pthread_mutex_unlock(&pc.m))
+			return (void *)4;
+		if (pc.outside && pc_notify(&pc.notfull))
+			return (void *)3;
+		if (pthread_mutex_lock(&pc.m))
+			return (void *)1;
+	}
+	pthread_mutex_unlock(&pc.m);
+	return NULL;
+}
+
+START_TEST(producer_consumer)
+{
+	pthread_t p[PC_PROD], c[PC_CONS];
+	long total = 0;
+	int i;
+
+	memset(&pc, 0, sizeof(pc));
+	init_mutex(&pc.m, PTHREAD_MUTEX_NORMAL, PTHREAD_PROCESS_PRIVATE);
+	ck_assert_int_eq(pthread_cond_init(&pc.notempty, NULL), 0);
+	ck_assert_int_eq(pthread_cond_init(&pc.notfull, NULL), 0);
+	pc.bcast = _i & 1;
+	pc.outside = (_i >> 1) & 1;
+	for (i = 0; i < PC_CONS; i++)
+		ck_assert_int_eq(pthread_create(&c[i], NULL, consumer, (void *)(long)i), 0);
+	for (i = 0; i < PC_PROD; i++)
+		ck_assert_int_eq(pthread_create(&p[i], NULL, producer, (void *)(long)i), 0);
+	for (i = 0; i < PC_PROD; i++)
+		ck_assert_ptr_null(harness_join(p[i], 30));
+	pthread_mutex_lock(&pc.m);
+	pc.done = 1;
+	ck_assert_int_eq(pthread_cond_broadcast(&pc.notempty), 0);
+	pthread_mutex_unlock(&pc.m);
+	for (i = 0; i < PC_CONS; i++)
+		ck_assert_ptr_null(harness_join(c[i], 30));
+
+	ck_assert_int_eq(pc.count, 0);
+	for (i = 0; i < PC_ITEMS; i++)
+		ck_assert_msg(pc.seen[i] == 1, "item %d consumed %d times", i, pc.seen[i]);
+	for (i = 0; i < PC_CONS; i++)
+		total += pc.per_cons[i];
+	ck_assert_int_eq(total, PC_ITEMS);
+	ck_assert_int_eq(pthread_cond_destroy(&pc.notempty), 0);
+	ck_assert_int_eq(pthread_cond_destroy(&pc.notfull), 0);
+	ck_assert_int_eq(pthread_mutex_destroy(&pc.m), 0);
+}
+END_TEST
+
+/* ==== 3. timed waits ==== */
+
+/* Timed out on clk at dl: the deadline has passed on clk, not long after
+ * t0, and the caller holds the (errorcheck) mutex m again. */
+static void check_timed_out(int r, clockid_t clk, const struct timespec *dl,
+			    int64_t t0, pthread_mutex_t *m)
+{
+	int64_t now = harness_now_ns(clk);
+
+	ck_assert_int_eq(r, ETIMEDOUT);
+	ck_assert_msg(now >= ts_ns(dl), "returned %lld ns before the deadline on clock %d",
+		      (long long)(ts_ns(dl) - now), (int)clk);
+	ck_assert_msg(now - t0 < 5 * NS, "took %lld ns", (long long)(now - t0));
+	ck_assert_int_eq(other_trylock(m), EBUSY);
+}
+
+START_TEST(timedwait_on_attr_clock)
+{
+	clockid_t clk = _i ? CLOCK_MONOTONIC : CLOCK_REALTIME;
+	pthread_mutex_t m;
+	pthread_cond_t c;
+	struct timespec dl;
+	int64_t t0;
+	int r, rounds;
+
+	init_mutex(&m, PTHREAD_MUTEX_ERRORCHECK, PTHREAD_PROCESS_PRIVATE);
+	init_cond(&c, clk, PTHREAD_PROCESS_PRIVATE);
+	ck_assert_int_eq(pthread_mutex_lock(&m), 0);
+	for (rounds = 0; rounds < 2; rounds++) {
+		dl = harness_deadline(clk, 150);
+		t0 = harness_now_ns(clk);
+		do /* POSIX allows spurious wakeups */
+			r = pthread_cond_timedwait(&c, &m, &dl);
+		while (r == 0);
+		check_timed_out(r, clk, &dl, t0, &m);
+	}
+	if (clk == CLOCK_REALTIME) {
+		/* a CLOCK_MONOTONIC reading is long past on CLOCK_REALTIME */
+		dl = harness_deadline(CLOCK_MONOTONIC, 10000);
+		t0 = harness_now_ns(CLOCK_MONOTONIC);
+		do
+			r = pthread_cond_timedwait(&c, &m, &dl);
+		while (r == 0 && harness_now_ns(CLOCK_MONOTONIC) - t0 < 2 * NS);
+		ck_assert_int_eq(r, ETIMEDOUT);
+		ck_assert_msg(harness_now_ns(CLOCK_MONOTONIC) - t0 < NS / 2,
+			      "a realtime cond took a monotonic deadline as its own");
+	}
+	ck_assert_int_eq(pthread_mutex_unlock(&m), 0); /* still ours */
+	ck_assert_int_eq(pthread_mutex_unlock(&m), EPERM);
+	ck_assert_int_eq(pthread_cond_destroy(&c), 0);
+}
+END_TEST
+
+START_TEST(clockwait_on_its_clock)
+{
+	/* _i: the cond's own (attr) clock; clockwait must ignore it */
+	clockid_t attr = _i ? CLOCK_MONOTONIC : CLOCK_REALTIME;
+	clockid_t clocks[2] = { CLOCK_REALTIME, CLOCK_MONOTONIC };
+	pthread_mutex_t m;
+	pthread_cond_t c;
+	struct timespec dl;
+	int64_t t0;
+	int r, k;
+
+	init_mutex(&m, PTHREAD_MUTEX_ERRORCHECK, PTHREAD_PROCESS_PRIVATE);
+	init_cond(&c, attr, PTHREAD_PROCESS_PRIVATE);
+	ck_assert_int_eq(pthread_mutex_lock(&m), 0);
+	for (k = 0; k < 2; k++) {
+		clockid_t clk = clocks[k];
+
+		dl = harness_deadline(clk, 150);
+		t0 = harness_now_ns(clk);
+		do
+			r = pthread_cond_clockwait(&c, &m, clk, &dl);
+		while (r == 0);
+		check_timed_out(r, clk, &dl, t0, &m);
+	}
+	/* a monotonic reading given as a CLOCK_REALTIME deadline is long past */
+	dl = harness_deadline(CLOCK_MONOTONIC, 10000);
+	t0 = harness_now_ns(CLOCK_MONOTONIC);
+	do
+		r = pthread_cond_clockwait(&c, &m, CLOCK_REALTIME, &dl);
+	while (r == 0 && harness_now_ns(CLOCK_MONOTONIC) - t0 < 2 * NS);
+	ck_assert_int_eq(r, ETIMEDOUT);
+	ck_assert_msg(harness_now_ns(CLOCK_MONOTONIC) - t0 < NS / 2,
+		      "clockwait(CLOCK_REALTIME) used another clock");
+	ck_assert_int_eq(pthread_mutex_unlock(&m), 0);
+	ck_assert_int_eq(pthread_mutex_unlock(&m), EPERM);
+	ck_assert_int_eq(pthread_cond_destroy(&c), 0);
+}
+END_TEST
+
+START_TEST(past_deadline_at_once)
+{
+	pthread_mutex_t m;
+	pthread_cond_t c, cm;
+	struct timespec rt_past = harness_deadline(CLOCK_REALTIME, -1000);
+	struct timespec mono_past = harness_deadline(CLOCK_MONOTONIC, -1);
+	struct timespec epoch = { 0, 0 }, negative = { -5, 0 };
+	int64_t t0;
+
+	init_mutex(&m, PTHREAD_MUTEX_ERRORCHECK, PTHREAD_PROCESS_PRIVATE);
+	init_cond(&c, CLOCK_REALTIME, PTHREAD_PROCESS_PRIVATE);
+	init_cond(&cm, CLOCK_MONOTONIC, PTHREAD_PROCESS_PRIVATE);
+	ck_assert_int_eq(pthread_mutex_lock(&m), 0);
+	t0 = harness_now_ns(CLOCK_MONOTONIC);
+	ck_assert_int_eq(pthread_cond_timedwait(&c, &m, &rt_past), ETIMEDOUT);
+	ck_assert_int_eq(pthread_cond_timedwait(&c, &m, &epoch), ETIMEDOUT);
+	ck_assert_int_eq(pthread_cond_timedwait(&c, &m, &negative), ETIMEDOUT);
+	ck_assert_int_eq(pthread_cond_timedwait(&cm, &m, &mono_past), ETIMEDOUT);
+	ck_assert_int_eq(pthread_cond_timedwait(&cm, &m, &epoch), ETIMEDOUT);
+	ck_assert_int_eq(pthread_cond_clockwait(&c, &m, CLOCK_MONOTONIC, &mono_past), ETIMEDOUT);
+	ck_assert_int_eq(pthread_cond_clockwait(&c, &m, CLOCK_MONOTONIC, &epoch), ETIMEDOUT);
+	ck_assert_int_eq(pthread_cond_clockwait(&cm, &m, CLOCK_REALTIME, &rt_past), ETIMEDOUT);
+	ck_assert_int_eq(pthread_cond_clockwait(&cm, &m, CLOCK_REALTIME, &negative), ETIMEDOUT);
+	ck_assert_msg(harness_now_ns(CLOCK_MONOTONIC) - t0 < NS / 2,
+		      "a past deadline did not return at once");
+	ck_assert_int_eq(other_trylock(&m), EBUSY);
+	ck_assert_int_eq(pthread_mutex_unlock(&m), 0);
+	ck_assert_int_eq(pthread_mutex_unlock(&m), EPERM);
+	ck_assert_int_eq(pthread_cond_destroy(&c), 0);
+	ck_assert_int_eq(pthread_cond_destroy(&cm), 0);
+}
+END_TEST
+
+START_TEST(timed_bad_input)
+{
+	pthread_mutex_t m;
+	pthread_cond_t c;
+	/* bad1 is also in the past and bad2 only 1s ahead: an implementation
+	 * that skips the check fails the assertion instead of hanging */
+	struct timespec bad1 = { 0, 1000000000 };
+	struct timespec bad2 = { harness_deadline(CLOCK_REALTIME, 1000).tv_sec, -1 };
+	struct timespec bad2m = { harness_deadline(CLOCK_MONOTONIC, 1000).tv_sec, -1 };
+	struct timespec ok = harness_deadline(CLOCK_MONOTONIC, 1000);
+	struct timespec okr = harness_deadline(CLOCK_REALTIME, 1000);
+	int saved;
+
+	init_mutex(&m, PTHREAD_MUTEX_ERRORCHECK, PTHREAD_PROCESS_PRIVATE);
+	init_cond(&c, CLOCK_REALTIME, PTHREAD_PROCESS_PRIVATE);
+	ck_assert_int_eq(pthread_mutex_lock(&m), 0);
+	errno = 4242;
+	ck_assert_int_eq(pthread_cond_timedwait(&c, &m, &bad1), EINVAL);
+	ck_assert_int_eq(pthread_cond_timedwait(&c, &m, &bad2), EINVAL);
+	ck_assert_int_eq(pthread_cond_clockwait(&c, &m, CLOCK_MONOTONIC, &bad1), EINVAL);
+	ck_assert_int_eq(pthread_cond_clockwait(&c, &m, CLOCK_MONOTONIC, &bad2m), EINVAL);
+	ck_assert_int_eq(pthread_cond_clockwait(&c, &m, CLOCK_REALTIME, &bad2), EINVAL);
+	/* unknown or CPU-time clocks */
+	ck_assert_int_eq(pthread_cond_clockwait(&c, &m, CLOCK_PROCESS_CPUTIME_ID, &ok), EINVAL);
+	ck_assert_int_eq(pthread_cond_clockwait(&c, &m, CLOCK_THREAD_CPUTIME_ID, &ok), EINVAL);
+	ck_assert_int_eq(pthread_cond_clockwait(&c, &m, 12345, &okr), EINVAL);
+	saved = errno;
+	ck_assert_int_eq(saved, 4242);
+	/* POSIX: those errors are detected before the mutex is touched */
+	ck_assert_int_eq(other_trylock(&m), EBUSY);
+	ck_assert_int_eq(pthread_mutex_unlock(&m), 0);
+	ck_assert_int_eq(pthread_mutex_unlock(&m), EPERM);
+
+	init_cond(&c, CLOCK_MONOTONIC, PTHREAD_PROCESS_PRIVATE);
+	ck_assert_int_eq(pthread_mutex_lock(&m), 0);
+	ck_assert_int_eq(pthread_cond_timedwait(&c, &m, &bad1), EINVAL);
+	ck_assert_int_eq(pthread_cond_timedwait(&c, &m, &bad2m), EINVAL);
+	ck_assert_int_eq(pthread_cond_clockwait(&c, &m, CLOCK_PROCESS_CPUTIME_ID, &ok), EINVAL);
+	ck_assert_int_eq(pthread_mutex_unlock(&m), 0);
+	ck_assert_int_eq(pthread_cond_destroy(&c), 0);
+}
+END_TEST
+
+START_TEST(signal_without_waiters_is_not_remembered)
+{
+	pthread_mutex_t m;
+	pthread_cond_t c;
+	struct timespec dl;
+	int i, r;
+
+	/* POSIX: "no effect if there are no threads currently blocked" */
+	init_mutex(&m, PTHREAD_MUTEX_NORMAL, PTHREAD_PROCESS_PRIVATE);
+	init_cond(&c, CLOCK_MONOTONIC, PTHREAD_PROCESS_PRIVATE);
+	for (i = 0; i < 3; i++) {
+		ck_assert_int_eq(pthread_cond_signal(&c), 0);
+		ck_assert_int_eq(pthread_cond_broadcast(&c), 0);
+	}
+	ck_assert_int_eq(pthread_mutex_lock(&m), 0);
+	ck_assert_int_eq(pthread_cond_signal(&c), 0);
+	dl = harness_deadline(CLOCK_MONOTONIC, 50);
+	r = pthread_cond_timedwait(&c, &m, &dl);
+	ck_assert_msg(r == ETIMEDOUT, "an earlier signal was kept for a later waiter (%d)", r);
+	ck_assert_int_eq(pthread_mutex_unlock(&m), 0);
+	ck_assert_int_eq(pthread_cond_destroy(&c), 0);
+}
+END_TEST
+
+/* ==== 4. every mutex type ==== */
+static struct {
+	pthread_mutex_t m;
+	pthread_cond_t c;
+	int turn;
+	int timed;
+} pp;
+enum { PP_ROUNDS = 2000 };
+
+static int pp_wait(void)
+{
+	struct timespec far = harness_deadline(CLOCK_MONOTONIC, 30000);
+
+	switch (pp.timed) {
+	case 1:
+		return pthread_cond_clockwait(&pp.c, &pp.m, CLOCK_MONOTONIC, &far);
+	case 2: {
+		struct timespec farr = harness_deadline(CLOCK_REALTIME, 30000);
+
+		return pthread_cond_timedwait(&pp.c, &pp.m, &farr);
+	}
+	default:
+		return pthread_cond_wait(&pp.c, &pp.m);
+	}
+}
+
+static void *ponger(void *arg)
+{
+	int i;
+
+	(void)arg;
+	if (pthread_mutex_lock(&pp.m))
+		return (void *)1;
+	for (i = 0; i < PP_ROUNDS; i++) {
+		while (pp.turn != 1)
+			if (pp_wait())
+				return (void *)2;
+		pp.turn = 0;
+		if (pthread_cond_signal(&pp.c))
+			return (void *)3;
+	}
+	if (pthread_mutex_unlock(&pp.m))
+		return (void *)4;
+	return NULL;
+}
+
+/* After a wait, the caller holds m exactly once. */
+static void check_held_once(pthread_mutex_t *m, int type)
+{
+	ck_assert_int_eq(other_trylock(m), EBUSY);
+	ck_assert_int_eq(pthread_mutex_unlock(m), 0);
+	if (type == PTHREAD_MUTEX_RECURSIVE || type == PTHREAD_MUTEX_ERRORCHECK)
+		ck_assert_int_eq(pthread_mutex_unlock(m), EPERM);
+	ck_assert_int_eq(other_trylock(m), 0);
+}
+
+START_TEST(each_mutex_type)
+{
+	int type = _i;
+	pthread_t t;
+	struct timespec dl;
+	int64_t t0;
+	int i, r;
+
+	for (pp.timed = 0; pp.timed < 3; pp.timed++) {
+		init_mutex(&pp.m, type, PTHREAD_PROCESS_PRIVATE);
+		ck_assert_int_eq(pthread_cond_init(&pp.c, NULL), 0);
+		pp.turn = 0;
+		ck_assert_int_eq(pthread_mutex_lock(&pp.m), 0);
+		ck_assert_int_eq(pthread_create(&t, NULL, ponger, NULL), 0);
+		for (i = 0; i < PP_ROUNDS; i++) {
+			pp.turn = 1;
+			ck_assert_int_eq(pthread_cond_signal(&pp.c), 0);
+			while (pp.turn != 0)
+				ck_assert_int_eq(pp_wait(), 0);
+		}
+		check_held_once(&pp.m, type);
+		ck_assert_ptr_null(harness_join(t, 30));
+
+		/* timeout re-acquires the mutex, once */
+		ck_assert_int_eq(pthread_mutex_lock(&pp.m), 0);
+		dl = harness_deadline(CLOCK_REALTIME, 30);
+		t0 = harness_now_ns(CLOCK_REALTIME);
+		do
+			r = pthread_cond_timedwait(&pp.c, &pp.m, &dl);
+		while (r == 0);
+		ck_assert_int_eq(r, ETIMEDOUT);
+		ck_assert_int_ge(harness_now_ns(CLOCK_REALTIME), ts_ns(&dl));
+		ck_assert_int_lt(harness_now_ns(CLOCK_REALTIME) - t0, 5 * NS);
+		check_held_once(&pp.m, type);
+		ck_assert_int_eq(pthread_cond_destroy(&pp.c), 0);
+		ck_assert_int_eq(pthread_mutex_destroy(&pp.m), 0);
+	}
+}
+END_TEST
+
+static pthread_mutex_t om;
+static pthread_mutex_t og = PTHREAD_MUTEX_INITIALIZER;
+
+static void *own_until_released(void *arg)
+{
+	(void)arg;
+	if (pthread_mutex_lock(&om))
+		return (void *)1;
+	pthread_mutex_lock(&og); /* held by the test until it is done */
+	pthread_mutex_unlock(&og);
+	return (void *)(long)pthread_mutex_unlock(&om);
+}
+
+static void eperm_all_waits(pthread_cond_t *c)
+{
+	struct timespec dlr = harness_deadline(CLOCK_REALTIME, 1000);
+	struct timespec dlm = harness_deadline(CLOCK_MONOTONIC, 1000);
+	int saved;
+
+	errno = 4242;
+	ck_assert_int_eq(pthread_cond_wait(c, &om), EPERM);
+	ck_assert_int_eq(pthread_cond_timedwait(c, &om, &dlr), EPERM);
+	ck_assert_int_eq(pthread_cond_clockwait(c, &om, CLOCK_MONOTONIC, &dlm), EPERM);
+	ck_assert_int_eq(pthread_cond_clockwait(c, &om, CLOCK_REALTIME, &dlr), EPERM);
+	saved = errno;
+	ck_assert_int_eq(saved, 4242);
+}
+
+START_TEST(eperm_when_not_owner)
+{
+	int type = _i ? PTHREAD_MUTEX_RECURSIVE : PTHREAD_MUTEX_ERRORCHECK;
+	pthread_cond_t c;
+	pthread_t t;
+	int64_t t0 = harness_now_ns(CLOCK_MONOTONIC);
+
+	init_mutex(&om, type, PTHREAD_PROCESS_PRIVATE);
+	ck_assert_int_eq(pthread_cond_init(&c, NULL), 0);
+
+	/* unlocked: EPERM at once, mutex left unlocked */
+	eperm_all_waits(&c);
+	ck_assert_int_eq(other_trylock(&om), 0);
+	ck_assert_int_eq(pthread_mutex_unlock(&om), EPERM);
+
+	/* owned by another thread: EPERM, that thread still owns it */
+	pthread_mutex_lock(&og);
+	ck_assert_int_eq(pthread_create(&t, NULL, own_until_released, NULL), 0);
+	while (pthread_mutex_trylock(&om) == 0) {
+		pthread_mutex_unlock(&om);
+		usleep(100);
+	}
+	eperm_all_waits(&c);
+	ck_assert_int_eq(pthread_mutex_trylock(&om), EBUSY);
+	pthread_mutex_unlock(&og);
+	ck_assert_int_eq((long)harness_join(t, 10), 0); /* its unlock worked */
+	ck_assert_msg(harness_now_ns(CLOCK_MONOTONIC) - t0 < NS,
+		      "EPERM was not returned at once");
+
+	/* the cond still works */
+	ck_assert_int_eq(pthread_mutex_lock(&om), 0);
+	{
+		struct timespec dl = harness_deadline(CLOCK_REALTIME, 20);
+		int r;
+
+		do
+			r = pthread_cond_timedwait(&c, &om, &dl);
+		while (r == 0);
+		ck_assert_int_eq(r, ETIMEDOUT);
+	}
+	ck_assert_int_eq(pthread_mutex_unlock(&om), 0);
+	ck_assert_int_eq(pthread_cond_destroy(&c), 0);
+}
+END_TEST
+
+/* ==== 5. lost wakeups under churn (the shape of glibc bug 25847) ====
+ *
+ * Workers wait (untimed, or with a 30 s deadline) for tokens and consume
+ * them. Noise waiters on the same cond use deadlines of 0-2 ms, so they
+ * time out constantly and move the cond's internal groups around. The
+ * signaller adds a token under the mutex before every signal, sending it
+ * sometimes with the mutex held and sometimes after unlocking, and now and
+ * then stops and demands that every token be consumed within 1 s with no
+ * further signal: a lost wakeup leaves a token behind and a worker asleep.
+ *
+ * POSIX lets a timed-out waiter consume a signal sent concurrently, so a
+ * noise waiter that returns consumes a token when a signal could have been
+ * in flight during its wait (sig_started moved past the sig_done it saw at
+ * the start); otherwise it cannot have absorbed one and leaves the tokens
+ * to the workers, which keeps the stall check honest. */
+enum { ST_WORKERS = 4, ST_NOISE = 4, ST_MS = 2500, ST_STALL_MS = 1000 };
+static struct {
+	pthread_mutex_t m;
+	pthread_cond_t c;
+	long tokens, produced, stop;
+	long consumed[ST_WORKERS + ST_NOISE];
+	long timeouts, noise_takes;
+	long sig_started, sig_done; /* atomics */
+} st;
+
+static void *st_worker(void *arg)
+{
+	int i = (int)(long)arg, r;
+	unsigned seed = 0x9e3779b9u * (unsigned)(i + 1);
+
+	if (pthread_mutex_lock(&st.m))
+		return (void *)1;
+	for (;;) {
+		while (st.tokens == 0 && !st.stop) {
+			if (i & 1) {
+				struct timespec dl = harness_deadline(CLOCK_MONOTONIC, 30000);
+
+				r = pthread_cond_clockwait(&st.c, &st.m, CLOCK_MONOTONIC, &dl);
+			} else {
+				r = pthread_cond_wait(&st.c, &st.m);
+			}
+			if (r)
+				return (void *)2;
+		}
+		if (st.tokens == 0)
+			break;
+		st.tokens--;
+		st.consumed[i]++;
+		if ((rnd(&seed) & 3) == 0) {
+			pthread_mutex_unlock(&st.m);
+			if (rnd(&seed) & 1)
+				sched_yield();
+			pthread_mutex_lock(&st.m);
+		}
+	}
+	pthread_mutex_unlock(&st.m);
+	return NULL;
+}
+
+static void *st_noise(void *arg)
+{
+	int i = (int)(long)arg, r;
+	unsigned seed = 0x85ebca6bu * (unsigned)(i + 1);
+
+	if (pthread_mutex_lock(&st.m))
+		return (void *)1;
+	while (!st.stop) {
+		long d0 = __atomic_load_n(&st.sig_done, __ATOMIC_SEQ_CST);
+		long us = (long)(rnd(&seed) % 2000);
+
+		if (rnd(&seed) & 1) {
+			struct timespec dl = deadline_us(CLOCK_REALTIME, us);
+
+			r = pthread_cond_timedwait(&st.c, &st.m, &dl);
+		} else {
+			struct timespec dl = deadline_us(CLOCK_MONOTONIC, us);
+
+			r = pthread_cond_clockwait(&st.c, &st.m, CLOCK_MONOTONIC, &dl);
+		}
+		if (r == ETIMEDOUT)
+			st.timeouts++;
+		else if (r != 0)
+			return (void *)2;
+		if (st.tokens > 0 &&
+		    __atomic_load_n(&st.sig_started, __ATOMIC_SEQ_CST) != d0) {
+			st.tokens--;
+			st.consumed[i]++;
+			st.noise_takes++;
+		}
+		if ((rnd(&seed) & 7) == 0) {
+			pthread_mutex_unlock(&st.m);
+			usleep(rnd(&seed) % 300);
+			pthread_mutex_lock(&st.m);
+		}
+	}
+	pthread_mutex_unlock(&st.m);
+	return NULL;
+}
+
+static void st_send(int held)
+{
+	pthread_mutex_lock(&st.m);
+	st.tokens++;
+	st.produced++;
+	if (held) {
+		__atomic_add_fetch(&st.sig_started, 1, __ATOMIC_SEQ_CST);
+		ck_assert_int_eq(pthread_cond_signal(&st.c), 0);
+		__atomic_add_fetch(&st.sig_done, 1, __ATOMIC_SEQ_CST);
+		pthread_mutex_unlock(&st.m);
+	} else {
+		pthread_mutex_unlock(&st.m);
+		__atomic_add_fetch(&st.sig_started, 1, __ATOMIC_SEQ_CST);
+		ck_assert_int_eq(pthread_cond_signal(&st.c), 0);
+		__atomic_add_fetch(&st.sig_done, 1, __ATOMIC_SEQ_CST);
+	}
+}
+
+/* Every token consumed within ST_STALL_MS, no signal sent meanwhile. */
+static long st_drain(void)
+{
+	int64_t end = harness_now_ns(CLOCK_MONOTONIC) + ST_STALL_MS * MS;
+	long left;
+	int spins = 0;
+
+	for (;;) {
+		pthread_mutex_lock(&st.m);
+		left = st.tokens;
+		pthread_mutex_unlock(&st.m);
+		if (left == 0 || harness_now_ns(CLOCK_MONOTONIC) > end)
+			return left;
+		if (++spins < 50)
+			sched_yield();
+		else
+			usleep(50);
+	}
+}
+
+START_TEST(lost_wakeup_stress)
+{
+	pthread_t t[ST_WORKERS + ST_NOISE];
+	int64_t end;
+	unsigned seed = 12345;
+	long stalled = 0, rounds = 0, checks = 0, sum = 0;
+	int i;
+
+	memset(&st, 0, sizeof(st));
+	init_mutex(&st.m, PTHREAD_MUTEX_NORMAL, PTHREAD_PROCESS_PRIVATE);
+	ck_assert_int_eq(pthread_cond_init(&st.c, NULL), 0);
+	for (i = 0; i < ST_WORKERS; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, st_worker, (void *)(long)i), 0);
+	for (; i < ST_WORKERS + ST_NOISE; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, st_noise, (void *)(long)i), 0);
+
+	end = harness_now_ns(CLOCK_MONOTONIC) + ST_MS * MS;
+	while (harness_now_ns(CLOCK_MONOTONIC) < end) {
+		unsigned k = 1 + rnd(&seed) % 4, j;
+
+		for (j = 0; j < k; j++) {
+			st_send(rnd(&seed) & 1);
+			switch (rnd(&seed) % 4) {
+			case 0:
+				sched_yield();
+				break;
+			case 1:
+				spin_ns(rnd(&seed) % 20000);
+				break;
+			default:
+				break;
+			}
+		}
+		rounds++;
+		if (rnd(&seed) & 1) {
+			checks++;
+			stalled = st_drain();
+			if (stalled)
+				break;
+		} else if ((rnd(&seed) & 7) == 0) {
+			usleep(rnd(&seed) % 500);
+		}
+	}
+	if (!stalled) {
+		checks++;
+		stalled = st_drain();
+	}
+	/* stop: release everyone, then check the books */
+	pthread_mutex_lock(&st.m);
+	st.stop = 1;
+	pthread_cond_broadcast(&st.c);
+	pthread_mutex_unlock(&st.m);
+	ck_assert_msg(stalled == 0,
+		      "lost wakeup: %ld token(s) left unconsumed for %d ms with "
+		      "workers waiting (round %ld, %ld produced)",
+		      stalled, ST_STALL_MS, rounds, st.produced);
+	for (i = 0; i < ST_WORKERS + ST_NOISE; i++)
+		ck_assert_ptr_null(harness_join(t[i], 10));
+	for (i = 0; i < ST_WORKERS + ST_NOISE; i++)
+		sum += st.consumed[i];
+	ck_assert_int_eq(st.tokens, 0);
+	ck_assert_int_eq(sum, st.produced);
+	ck_assert_int_gt(st.produced, 1000);
+	ck_assert_int_gt(st.timeouts, 100); /* the noise really timed out */
+	ck_assert_int_gt(checks, 100);
+	ck_assert_int_eq(pthread_cond_destroy(&st.c), 0);
+}
+END_TEST
+
+/* ==== 6. a signal sent with the mutex held goes to an earlier waiter ==== */
+static struct {
+	pthread_mutex_t m;
+	pthread_cond_t c;
+	int a_go, b_go, a_waiting, b_waiting, b_returns, timed;
+	int a_done; /* atomic */
+} six;
+
+static int six_wait(void)
+{
+	struct timespec far = harness_deadline(CLOCK_MONOTONIC, 30000);
+
+	return six.timed ? pthread_cond_clockwait(&six.c, &six.m, CLOCK_MONOTONIC, &far)
+			 : pthread_cond_wait(&six.c, &six.m);
+}
+
+static void *six_a(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&six.m);
+	six.a_waiting = 1;
+	while (!six.a_go)
+		if (six_wait())
+			return (void *)2;
+	__atomic_store_n(&six.a_done, 1, __ATOMIC_SEQ_CST);
+	pthread_mutex_unlock(&six.m);
+	return NULL;
+}
+
+static void *six_b(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&six.m);
+	six.b_waiting = 1;
+	while (!six.b_go) {
+		if (six_wait())
+			return (void *)2;
+		six.b_returns++;
+	}
+	pthread_mutex_unlock(&six.m);
+	return NULL;
+}
+
+START_TEST(signal_not_taken_by_later_waiter)
+{
+	int round;
+
+	init_mutex(&six.m, PTHREAD_MUTEX_NORMAL, PTHREAD_PROCESS_PRIVATE);
+	ck_assert_int_eq(pthread_cond_init(&six.c, NULL), 0);
+	six.timed = _i;
+	for (round = 0; round < 20; round++) {
+		pthread_t a, b;
+		int64_t t0;
+
+		six.a_go = six.b_go = six.a_waiting = six.b_waiting = 0;
+		six.b_returns = six.a_done = 0;
+		ck_assert_int_eq(pthread_create(&a, NULL, six_a, NULL), 0);
+		/* once we hold the mutex and see a_waiting, A is blocked */
+		ck_assert_msg(POLL_UNTIL(&six.m, six.a_waiting, 5000), "A never waited");
+
+		pthread_mutex_lock(&six.m);
+		six.a_go = 1;
+		ck_assert_int_eq(pthread_cond_signal(&six.c), 0);
+		ck_assert_int_eq(pthread_create(&b, NULL, six_b, NULL), 0);
+		pthread_mutex_unlock(&six.m);
+
+		t0 = harness_now_ns(CLOCK_MONOTONIC);
+		while (!__atomic_load_n(&six.a_done, __ATOMIC_SEQ_CST) &&
+		       harness_now_ns(CLOCK_MONOTONIC) - t0 < NS)
+			usleep(100);
+		ck_assert_msg(__atomic_load_n(&six.a_done, __ATOMIC_SEQ_CST),
+			      "round %d: the waiter blocked before the signal was not woken "
+			      "within 1 s (later waiter b_returns=%d)", round, six.b_returns);
+		ck_assert_ptr_null(harness_join(a, 5));
+
+		ck_assert_msg(POLL_UNTIL(&six.m, six.b_waiting, 5000), "B never waited");
+		usleep(10000);
+		pthread_mutex_lock(&six.m);
+		/* stricter than POSIX (which allows spurious wakeups): the
+		 * earlier signal must not have woken B */
+		ck_assert_msg(six.b_returns == 0,
+			      "round %d: a waiter that started after the signal was woken by it",
+			      round);
+		six.b_go = 1;
+		ck_assert_int_eq(pthread_cond_broadcast(&six.c), 0);
+		pthread_mutex_unlock(&six.m);
+		ck_assert_ptr_null(harness_join(b, 5));
+	}
+	ck_assert_int_eq(pthread_cond_destroy(&six.c), 0);
+}
+END_TEST
+
+/* ==== 7. broadcast wakes every waiter ==== */
+enum { BC_N = 8, BC_ROUNDS = 50 };
+static struct {
+	pthread_mutex_t m;
+	pthread_cond_t c;
+	int gen, arrived, woken;
+} bc;
+
+static void *bc_waiter(void *arg)
+{
+	int r, i = (int)(long)arg;
+
+	if (pthread_mutex_lock(&bc.m))
+		return (void *)1;
+	for (r = 0; r < BC_ROUNDS; r++) {
+		int g = bc.gen;
+
+		bc.arrived++;
+		while (bc.gen == g) {
+			int e;
+
+			if (i & 1) {
+				struct timespec dl = harness_deadline(CLOCK_REALTIME, 30000);
+
+				e = pthread_cond_timedwait(&bc.c, &bc.m, &dl);
+			} else {
+				e = pthread_cond_wait(&bc.c, &bc.m);
+			}
+			if (e)
+				return (void *)2;
+		}
+		bc.woken++;
+	}
+	pthread_mutex_unlock(&bc.m);
+	return NULL;
+}
+
+START_TEST(broadcast_wakes_all)
+{
+	int outside = _i, r, i;
+	pthread_t t[BC_N];
+
+	memset(&bc, 0, sizeof(bc));
+	init_mutex(&bc.m, PTHREAD_MUTEX_NORMAL, PTHREAD_PROCESS_PRIVATE);
+	ck_assert_int_eq(pthread_cond_init(&bc.c, NULL), 0);
+	for (i = 0; i < BC_N; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, bc_waiter, (void *)(long)i), 0);
+	for (r = 1; r <= BC_ROUNDS; r++) {
+		ck_assert_msg(POLL_UNTIL(&bc.m, bc.arrived == BC_N * r, 5000),
+			      "round %d: waiters did not all arrive", r);
+		pthread_mutex_lock(&bc.m);
+		ck_assert_int_eq(bc.woken, BC_N * (r - 1));
+		bc.gen++;
+		if (!outside)
+			ck_assert_int_eq(pthread_cond_broadcast(&bc.c), 0);
+		pthread_mutex_unlock(&bc.m);
+		if (outside)
+			ck_assert_int_eq(pthread_cond_broadcast(&bc.c), 0);
+		ck_assert_msg(POLL_UNTIL(&bc.m, bc.woken == BC_N * r, 1000),
+			      "round %d: broadcast woke only %d of %d waiters", r,
+			      bc.woken - BC_N * (r - 1), BC_N);
+	}
+	for (i = 0; i < BC_N; i++)
+		ck_assert_ptr_null(harness_join(t[i], 5));
+	ck_assert_int_eq(bc.woken, BC_N * BC_ROUNDS);
+	ck_assert_int_eq(pthread_cond_destroy(&bc.c), 0);
+}
+END_TEST
+
+/* ==== 8. process-shared across fork ==== */
+struct shared_cv {
+	pthread_mutex_t m;
+	pthread_cond_t c;   /* children wait here */
+	pthread_cond_t ack; /* the parent waits here (monotonic clock) */
+	int ready, go, acks;
+};
+
+static void pshared_child(struct shared_cv *s)
+{
+	alarm(10);
+	if (pthread_mutex_lock(&s->m))
+		_exit(2);
+	s->ready++;
+	if (pthread_cond_broadcast(&s->ack))
+		_exit(3);
+	while (!s->go)
+		if (pthread_cond_wait(&s->c, &s->m))
+			_exit(4);
+	s->acks++;
+	if (pthread_cond_signal(&s->ack))
+		_exit(5);
+	if (pthread_mutex_unlock(&s->m))
+		_exit(6);
+	_exit(s->go == 1 ? 0 : 7);
+}
+
+/* parent: wait on ack (monotonic cond) until *v >= want, at most 5 s */
+static void ack_wait(struct shared_cv *s, int *v, int want)
+{
+	struct timespec dl = harness_deadline(CLOCK_MONOTONIC, 5000);
+	int r = 0;
+
+	while (*v < want && r == 0)
+		r = pthread_cond_timedwait(&s->ack, &s->m, &dl);
+	ck_assert_msg(*v >= want, "children: %d of %d (%d)", *v, want, r);
+}
+
+START_TEST(pshared_fork)
+{
+	/* _i: 0 one child + signal, 1 three + broadcast, 2 three + 3 signals */
+	int n = _i == 0 ? 1 : 3, i, status;
+	struct shared_cv *s = mmap(NULL, sizeof(*s), PROT_READ | PROT_WRITE,
+				   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	pid_t pid[3];
+
+	ck_assert_ptr_ne(s, MAP_FAILED);
+	init_mutex(&s->m, PTHREAD_MUTEX_NORMAL, PTHREAD_PROCESS_SHARED);
+	init_cond(&s->c, CLOCK_REALTIME, PTHREAD_PROCESS_SHARED);
+	init_cond(&s->ack, CLOCK_MONOTONIC, PTHREAD_PROCESS_SHARED);
+	s->ready = s->go = s->acks = 0;
+	for (i = 0; i < n; i++) {
+		pid[i] = fork();
+		ck_assert_int_ge(pid[i], 0);
+		if (pid[i] == 0)
+			pshared_child(s);
+	}
+	ck_assert_int_eq(pthread_mutex_lock(&s->m), 0);
+	ack_wait(s, &s->ready, n); /* all children now blocked on c */
+	s->go = 1;
+	if (_i == 1) {
+		ck_assert_int_eq(pthread_cond_broadcast(&s->c), 0);
+	} else {
+		for (i = 0; i < n; i++)
+			ck_assert_int_eq(pthread_cond_signal(&s->c), 0);
+	}
+	ack_wait(s, &s->acks, n);
+	ck_assert_int_eq(pthread_mutex_unlock(&s->m), 0);
+	for (i = 0; i < n; i++) {
+		ck_assert_int_eq(waitpid(pid[i], &status, 0), pid[i]);
+		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+			      "child %d: status %#x", i, status);
+	}
+	ck_assert_int_eq(s->acks, n);
+	ck_assert_int_eq(pthread_cond_destroy(&s->c), 0);
+	ck_assert_int_eq(pthread_cond_destroy(&s->ack), 0);
+	ck_assert_int_eq(pthread_mutex_destroy(&s->m), 0);
+	munmap(s, sizeof(*s));
+}
+END_TEST
+
+/* ==== 9. cancellation ==== */
+static struct {
+	pthread_mutex_t m;
+	pthread_cond_t c;
+	int kind, waiting, tokens, stop;
+	int got[2], handler_ran[2], handler_rc[2];
+} cx;
+
+static void cx_handler(void *arg)
+{
+	int i = (int)(long)arg;
+
+	cx.handler_ran[i] = 1;
+	/* errorcheck mutex: 0 only if this thread owns it again */
+	cx.handler_rc[i] = pthread_mutex_unlock(&cx.m);
+}
+
+static int cx_wait(void)
+{
+	struct timespec dl;
+
+	switch (cx.kind) {
+	case 1:
+		dl = harness_deadline(CLOCK_REALTIME, 30000);
+		return pthread_cond_timedwait(&cx.c, &cx.m, &dl);
+	case 2:
+		dl = harness_deadline(CLOCK_MONOTONIC, 30000);
+		return pthread_cond_clockwait(&cx.c, &cx.m, CLOCK_MONOTONIC, &dl);
+	default:
+		return pthread_cond_wait(&cx.c, &cx.m);
+	}
+}
+
+static void *cx_waiter(void *arg)
+{
+	int i = (int)(long)arg;
+	volatile long ret = 1;
+
+	pthread_cleanup_push(cx_handler, arg);
+	if (pthread_mutex_lock(&cx.m) == 0) {
+		cx.waiting++;
+		while (cx.tokens == 0 && !cx.stop)
+			if (cx_wait()) {
+				ret = 2;
+				break;
+			}
+		if (cx.tokens > 0) {
+			cx.tokens--;
+			cx.got[i] = 1;
+		}
+		/* no cancellation point from here on */
+	}
+	pthread_cleanup_pop(1); /* unlocks */
+	return (void *)ret;
+}
+
+static void cx_setup(int kind)
+{
+	memset(&cx, 0, sizeof(cx));
+	init_mutex(&cx.m, PTHREAD_MUTEX_ERRORCHECK, PTHREAD_PROCESS_PRIVATE);
+	ck_assert_int_eq(pthread_cond_init(&cx.c, NULL), 0);
+	cx.kind = kind;
+}
+
+static void *destroy_thread(void *arg)
+{
+	return (void *)(long)pthread_cond_destroy(arg);
+}
+
+START_TEST(cancel_waiter_holds_mutex)
+{
+	pthread_t t, d;
+	int round;
+
+	cx_setup(_i);
+	for (round = 0; round < 5; round++) {
+		cx.waiting = 0;
+		cx.handler_ran[0] = 0;
+		cx.handler_rc[0] = -1;
+		ck_assert_int_eq(pthread_create(&t, NULL, cx_waiter, (void *)0L), 0);
+		ck_assert_msg(POLL_UNTIL(&cx.m, cx.waiting == 1, 5000), "never waited");
+		ck_assert_int_eq(pthread_cancel(t), 0);
+		ck_assert_ptr_eq(harness_join(t, 5), PTHREAD_CANCELED);
+		ck_assert_int_eq(cx.handler_ran[0], 1);
+		ck_assert_msg(cx.handler_rc[0] == 0,
+			      "the cleanup handler did not hold the mutex (unlock: %d)",
+			      cx.handler_rc[0]);
+		ck_assert_int_eq(pthread_mutex_trylock(&cx.m), 0);
+		ck_assert_int_eq(pthread_mutex_unlock(&cx.m), 0);
+		ck_assert_int_eq(cx.got[0], 0);
+	}
+	/* the cond is still usable, and nothing is left registered on it */
+	cx.stop = 0;
+	cx.tokens = 0;
+	cx.waiting = 0;
+	ck_assert_int_eq(pthread_create(&t, NULL, cx_waiter, (void *)1L), 0);
+	ck_assert_msg(POLL_UNTIL(&cx.m, cx.waiting == 1, 5000), "never waited");
+	pthread_mutex_lock(&cx.m);
+	cx.tokens = 1;
+	ck_assert_int_eq(pthread_cond_signal(&cx.c), 0);
+	pthread_mutex_unlock(&cx.m);
+	ck_assert_int_eq((long)harness_join(t, 5), 1);
+	ck_assert_int_eq(cx.got[1], 1);
+	ck_assert_int_eq(pthread_create(&d, NULL, destroy_thread, &cx.c), 0);
+	ck_assert_int_eq((long)harness_join(d, 5), 0);
+}
+END_TEST
+
+START_TEST(cancel_does_not_swallow_signal)
+{
+	/* _i: 0 signal then cancel, 1 cancel then signal */
+	unsigned seed = 777 + (unsigned)_i;
+	int round, a_cancelled = 0, a_consumed = 0;
+
+	cx_setup(0);
+	for (round = 0; round < 100; round++) {
+		pthread_t a, b;
+		void *ra;
+		int64_t delay = rnd(&seed) % 30000;
+
+		cx.waiting = cx.tokens = cx.stop = 0;
+		cx.got[0] = cx.got[1] = 0;
+		cx.handler_ran[0] = cx.handler_ran[1] = 0;
+		cx.kind = round % 3;
+		ck_assert_int_eq(pthread_create(&a, NULL, cx_waiter, (void *)0L), 0);
+		ck_assert_msg(POLL_UNTIL(&cx.m, cx.waiting == 1, 5000), "A never waited");
+		ck_assert_int_eq(pthread_create(&b, NULL, cx_waiter, (void *)1L), 0);
+		ck_assert_msg(POLL_UNTIL(&cx.m, cx.waiting == 2, 5000), "B never waited");
+
+		if (_i == 0) {
+			pthread_mutex_lock(&cx.m);
+			cx.tokens = 1;
+			ck_assert_int_eq(pthread_cond_signal(&cx.c), 0);
+			pthread_mutex_unlock(&cx.m);
+			spin_ns(delay);
+			ck_assert_int_eq(pthread_cancel(a), 0);
+		} else {
+			ck_assert_int_eq(pthread_cancel(a), 0);
+			spin_ns(delay);
+			pthread_mutex_lock(&cx.m);
+			cx.tokens = 1;
+			ck_assert_int_eq(pthread_cond_signal(&cx.c), 0);
+			pthread_mutex_unlock(&cx.m);
+		}
+		ra = harness_join(a, 5);
+		if (ra == PTHREAD_CANCELED) {
+			a_cancelled++;
+			ck_assert_int_eq(cx.got[0], 0);
+			ck_assert_int_eq(cx.handler_rc[0], 0);
+			/* POSIX: a cancelled waiter does not consume a signal
+			 * when another thread is blocked on the cond */
+			ck_assert_msg(POLL_UNTIL(&cx.m, cx.got[1] == 1, 1000),
+				      "round %d: A was cancelled and B was not woken "
+				      "within 1 s: the signal was swallowed", round);
+		} else {
+			/* A returned normally: it took the signal and the token */
+			ck_assert_int_eq((long)ra, 1);
+			ck_assert_int_eq(cx.got[0], 1);
+			a_consumed++;
+		}
+		pthread_mutex_lock(&cx.m);
+		ck_assert_int_eq(cx.tokens, 0);
+		ck_assert_int_eq(cx.got[0] + cx.got[1], 1);
+		cx.stop = 1;
+		ck_assert_int_eq(pthread_cond_broadcast(&cx.c), 0);
+		pthread_mutex_unlock(&cx.m);
+		ck_assert_int_eq((long)harness_join(b, 5), 1);
+		ck_assert_int_eq(cx.got[0] + cx.got[1], 1);
+	}
+	ck_assert_int_eq(a_cancelled + a_consumed, 100);
+	ck_assert_int_eq(pthread_cond_destroy(&cx.c), 0);
+}
+END_TEST
+
+/* ==== 10. destroy ==== */
+START_TEST(destroy_no_waiters)
+{
+	pthread_cond_t c = PTHREAD_COND_INITIALIZER;
+	pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+	struct timespec dl;
+
+	ck_assert_int_eq(pthread_cond_destroy(&c), 0);
+	ck_assert_int_eq(pthread_cond_init(&c, NULL), 0);
+	ck_assert_int_eq(pthread_cond_destroy(&c), 0);
+	init_cond(&c, CLOCK_MONOTONIC, PTHREAD_PROCESS_PRIVATE);
+	ck_assert_int_eq(pthread_cond_signal(&c), 0);
+	ck_assert_int_eq(pthread_cond_broadcast(&c), 0);
+	ck_assert_int_eq(pthread_cond_destroy(&c), 0);
+	/* after a wait that timed out, nobody is blocked */
+	ck_assert_int_eq(pthread_cond_init(&c, NULL), 0);
+	pthread_mutex_lock(&m);
+	dl = harness_deadline(CLOCK_REALTIME, 10);
+	while (pthread_cond_timedwait(&c, &m, &dl) == 0)
+		;
+	pthread_mutex_unlock(&m);
+	ck_assert_int_eq(pthread_cond_destroy(&c), 0);
+	init_cond(&c, CLOCK_REALTIME, PTHREAD_PROCESS_SHARED);
+	ck_assert_int_eq(pthread_cond_destroy(&c), 0);
+}
+END_TEST
+
+/* POSIX (pthread_cond_destroy, APPLICATION USAGE / example): a cond may be
+ * destroyed as soon as all the threads blocked on it have been woken, even
+ * before they have re-acquired the mutex. */
+enum { DB_N = 4 };
+static struct {
+	pthread_mutex_t m;
+	pthread_cond_t *c;
+	int waiting, go;
+} db;
+
+static void *db_waiter(void *arg)
+{
+	pthread_cond_t *c = db.c;
+
+	(void)arg;
+	pthread_mutex_lock(&db.m);
+	db.waiting++;
+	while (!db.go)
+		if (pthread_cond_wait(c, &db.m))
+			return (void *)2;
+	pthread_mutex_unlock(&db.m);
+	return NULL;
+}
+
+START_TEST(destroy_right_after_broadcast)
+{
+	pthread_t t[DB_N];
+	int i, round;
+
+	init_mutex(&db.m, PTHREAD_MUTEX_NORMAL, PTHREAD_PROCESS_PRIVATE);
+	for (round = 0; round < 20; round++) {
+		pthread_t d;
+
+		db.c = malloc(sizeof(*db.c));
+		ck_assert_ptr_nonnull(db.c);
+		ck_assert_int_eq(pthread_cond_init(db.c, NULL), 0);
+		db.waiting = db.go = 0;
+		for (i = 0; i < DB_N; i++)
+			ck_assert_int_eq(pthread_create(&t[i], NULL, db_waiter, NULL), 0);
+		ck_assert_msg(POLL_UNTIL(&db.m, db.waiting == DB_N, 5000), "never waited");
+		pthread_mutex_lock(&db.m);
+		db.go = 1;
+		ck_assert_int_eq(pthread_cond_broadcast(db.c), 0);
+		if (round & 1)
+			pthread_mutex_unlock(&db.m);
+		/* in a thread, so a destroy that never returns is reported */
+		ck_assert_int_eq(pthread_create(&d, NULL, destroy_thread, db.c), 0);
+		if (!(round & 1)) {
+			usleep(1000);
+			pthread_mutex_unlock(&db.m);
+		}
+		ck_assert_int_eq((long)harness_join(d, 5), 0);
+		memset(db.c, 0xff, sizeof(*db.c)); /* it is gone: scribble */
+		for (i = 0; i < DB_N; i++)
+			ck_assert_ptr_null(harness_join(t[i], 5));
+		free(db.c);
+	}
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("cond");
+	TCase *tc;
+
+	tc = harness_tcase(s, "attr", 10);
+	tcase_add_test(tc, static_initializer);
+	tcase_add_test(tc, init_null_and_attr);
+	tcase_add_test(tc, condattr_clock);
+	tcase_add_test(tc, condattr_pshared);
+	tc = harness_tcase(s, "prodcons", 60);
+	tcase_add_loop_test(tc, producer_consumer, 0, 4);
+	tc = harness_tcase(s, "timed", 20);
+	tcase_add_loop_test(tc, timedwait_on_attr_clock, 0, 2);
+	tcase_add_loop_test(tc, clockwait_on_its_clock, 0, 2);
+	tcase_add_test(tc, past_deadline_at_once);
+	tcase_add_test(tc, timed_bad_input);
+	tcase_add_test(tc, signal_without_waiters_is_not_remembered);
+	tc = harness_tcase(s, "mutex-types", 60);
+	tcase_add_loop_test(tc, each_mutex_type, PTHREAD_MUTEX_NORMAL,
+			    PTHREAD_MUTEX_ADAPTIVE_NP + 1);
+	tcase_add_loop_test(tc, eperm_when_not_owner, 0, 2);
+	tc = harness_tcase(s, "lost-wakeup", 30);
+	tcase_add_test(tc, lost_wakeup_stress);
+	tc = harness_tcase(s, "ordering", 30);
+	tcase_add_loop_test(tc, signal_not_taken_by_later_waiter, 0, 2);
+	tcase_add_loop_test(tc, broadcast_wakes_all, 0, 2);
+	tc = harness_tcase(s, "pshared", 30);
+	tcase_add_loop_test(tc, pshared_fork, 0, 3);
+	tc = harness_tcase(s, "cancel", 30);
+	tcase_add_loop_test(tc, cancel_waiter_holds_mutex, 0, 3);
+	tcase_add_loop_test(tc, cancel_does_not_swallow_signal, 0, 2);
+	tc = harness_tcase(s, "destroy", 20);
+	tcase_add_test(tc, destroy_no_waiters);
+	tcase_add_test(tc, destroy_right_after_broadcast);
+	return harness_main(s);
+}

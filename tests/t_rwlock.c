@@ -1,0 +1,1139 @@
+/* tests/t_rwlock.c: pthread read-write locks, every kind, with the system
+ * headers. */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "harness.h"
+
+#define LOAD(p) __atomic_load_n((p), __ATOMIC_SEQ_CST)
+#define STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_SEQ_CST)
+#define ADD(p, v) __atomic_add_fetch((p), (v), __ATOMIC_SEQ_CST)
+
+static int gettid_(void) { return (int)syscall(SYS_gettid); }
+
+/* Kinds a test can loop over: the three glibc kinds through an attribute,
+ * plus the two static initializers and a NULL attribute. */
+enum {
+	KIND_DEFAULT = -1,	/* pthread_rwlock_init(&rw, NULL) */
+	KIND_STATIC = -2,	/* PTHREAD_RWLOCK_INITIALIZER */
+	KIND_STATIC_NR = -3,	/* PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP */
+};
+
+static void init_kind(pthread_rwlock_t *rw, int kind, int pshared)
+{
+	static const pthread_rwlock_t s = PTHREAD_RWLOCK_INITIALIZER;
+	static const pthread_rwlock_t snr =
+		PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
+	pthread_rwlockattr_t a;
+	int got;
+
+	switch (kind) {
+	case KIND_DEFAULT:
+		ck_assert_int_eq(pthread_rwlock_init(rw, NULL), 0);
+		return;
+	case KIND_STATIC:
+		memcpy(rw, &s, sizeof(*rw));
+		return;
+	case KIND_STATIC_NR:
+		memcpy(rw, &snr, sizeof(*rw));
+		return;
+	}
+	ck_assert_int_eq(pthread_rwlockattr_init(&a), 0);
+	ck_assert_int_eq(pthread_rwlockattr_setkind_np(&a, kind), 0);
+	ck_assert_int_eq(pthread_rwlockattr_getkind_np(&a, &got), 0);
+	ck_assert_int_eq(got, kind);
+	ck_assert_int_eq(pthread_rwlockattr_setpshared(&a, pshared), 0);
+	ck_assert_int_eq(pthread_rwlockattr_getpshared(&a, &got), 0);
+	ck_assert_int_eq(got, pshared);
+	ck_assert_int_eq(pthread_rwlock_init(rw, &a), 0);
+	ck_assert_int_eq(pthread_rwlockattr_destroy(&a), 0);
+}
+
+/* Wait (at most 'seconds') until thread tid is asleep in the kernel, seen
+ * twice 50 ms apart, so that a thread announced as "about to block" really
+ * is blocked in the call under test. Without /proc, just give it time. */
+static int task_state(int tid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return (p && p[1] == ' ') ? p[2] : -1;
+}
+
+static void wait_asleep(int tid, double seconds)
+{
+	int64_t end = harness_now_ns(CLOCK_MONOTONIC) + (int64_t)(seconds * 1e9);
+	int seen = 0, st;
+
+	for (;;) {
+		st = task_state(tid);
+		if (st < 0) {
+			usleep(200000);
+			return;
+		}
+		seen = (st == 'S') ? seen + 1 : 0;
+		if (seen >= 2)
+			return;
+		ck_assert_msg(harness_now_ns(CLOCK_MONOTONIC) < end,
+			      "thread %d never went to sleep (state %c)", tid, st);
+		usleep(seen ? 50000 : 1000);
+	}
+}
+
+/* Spin-wait (bounded) until *p == v. */
+static int wait_eq(int *p, int v, double seconds)
+{
+	int64_t end = harness_now_ns(CLOCK_MONOTONIC) + (int64_t)(seconds * 1e9);
+
+	while (LOAD(p) != v) {
+		if (harness_now_ns(CLOCK_MONOTONIC) > end)
+			return 0;
+		usleep(200);
+	}
+	return 1;
+}
+
+static int wait_ne0(int *p, double seconds)
+{
+	int64_t end = harness_now_ns(CLOCK_MONOTONIC) + (int64_t)(seconds * 1e9);
+
+	while (LOAD(p) == 0) {
+		if (harness_now_ns(CLOCK_MONOTONIC) > end)
+			return 0;
+		usleep(200);
+	}
+	return 1;
+}
+
+/* A thread holding rw (read or write) until told to let go. */
+struct holder {
+	pthread_rwlock_t *rw;
+	int write;
+	int held;
+	int release;
+	pthread_t t;
+};
+
+static void *holder_fn(void *arg)
+{
+	struct holder *h = arg;
+	int r = h->write ? pthread_rwlock_wrlock(h->rw) : pthread_rwlock_rdlock(h->rw);
+
+	if (r != 0)
+		return (void *)(intptr_t)(100 + r);
+	STORE(&h->held, 1);
+	if (!wait_eq(&h->release, 1, 30))
+		return (void *)(intptr_t)99;
+	return (void *)(intptr_t)pthread_rwlock_unlock(h->rw);
+}
+
+static void start_holder(struct holder *h, pthread_rwlock_t *rw, int write)
+{
+	memset(h, 0, sizeof(*h));
+	h->rw = rw;
+	h->write = write;
+	ck_assert_int_eq(pthread_create(&h->t, NULL, holder_fn, h), 0);
+	ck_assert_msg(wait_eq(&h->held, 1, 5), "holder never got the lock");
+}
+
+static void stop_holder(struct holder *h)
+{
+	STORE(&h->release, 1);
+	ck_assert_int_eq((intptr_t)harness_join(h->t, 10), 0);
+}
+
+/* ---- 1. static initializers, usable without init ---- */
+static pthread_rwlock_t srw = PTHREAD_RWLOCK_INITIALIZER;
+static pthread_rwlock_t snr = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
+
+static void *other_tryrd(void *arg)
+{
+	return (void *)(intptr_t)pthread_rwlock_tryrdlock(arg);
+}
+static void *other_trywr(void *arg)
+{
+	return (void *)(intptr_t)pthread_rwlock_trywrlock(arg);
+}
+static void *other_rd_unlock(void *arg)
+{
+	int r = pthread_rwlock_tryrdlock(arg);
+
+	if (r == 0)
+		r = pthread_rwlock_unlock(arg);
+	return (void *)(intptr_t)r;
+}
+
+static intptr_t in_other(void *(*fn)(void *), pthread_rwlock_t *rw)
+{
+	pthread_t t;
+
+	ck_assert_int_eq(pthread_create(&t, NULL, fn, rw), 0);
+	return (intptr_t)harness_join(t, 10);
+}
+
+START_TEST(static_initializers)
+{
+	pthread_rwlock_t *rw = _i ? &snr : &srw;
+
+	ck_assert_int_eq(pthread_rwlock_rdlock(rw), 0);
+	ck_assert_int_eq(pthread_rwlock_tryrdlock(rw), 0);
+	ck_assert_int_eq(in_other(other_rd_unlock, rw), 0);
+	ck_assert_int_eq(pthread_rwlock_trywrlock(rw), EBUSY);
+	ck_assert_int_eq(in_other(other_trywr, rw), EBUSY);
+	ck_assert_int_eq(pthread_rwlock_unlock(rw), 0);
+	ck_assert_int_eq(pthread_rwlock_unlock(rw), 0);
+
+	ck_assert_int_eq(pthread_rwlock_wrlock(rw), 0);
+	ck_assert_int_eq(in_other(other_tryrd, rw), EBUSY);
+	ck_assert_int_eq(in_other(other_trywr, rw), EBUSY);
+	ck_assert_int_eq(pthread_rwlock_unlock(rw), 0);
+
+	ck_assert_int_eq(pthread_rwlock_trywrlock(rw), 0);
+	ck_assert_int_eq(pthread_rwlock_unlock(rw), 0);
+	ck_assert_int_eq(in_other(other_trywr, rw), 0); /* left locked by it */
+	ck_assert_int_eq(pthread_rwlock_tryrdlock(rw), EBUSY);
+}
+END_TEST
+
+/* ---- 2a. many readers inside at once; a writer excluded meanwhile ---- */
+enum { MEET = 4 };
+static pthread_rwlock_t mrw;
+static int arrived, meet_release;
+
+static void *reader_meet(void *arg)
+{
+	int r;
+
+	(void)arg;
+	if ((r = pthread_rwlock_rdlock(&mrw)) != 0)
+		return (void *)(intptr_t)(100 + r);
+	ADD(&arrived, 1);
+	/* Nobody leaves before all MEET readers are inside together. */
+	if (!wait_eq(&arrived, MEET, 10))
+		return (void *)(intptr_t)1;
+	if (!wait_eq(&meet_release, 1, 10))
+		return (void *)(intptr_t)2;
+	return (void *)(intptr_t)pthread_rwlock_unlock(&mrw);
+}
+
+START_TEST(readers_together)
+{
+	pthread_t t[MEET];
+	struct timespec dl;
+	int i;
+
+	init_kind(&mrw, _i, PTHREAD_PROCESS_PRIVATE);
+	arrived = meet_release = 0;
+	for (i = 0; i < MEET; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, reader_meet, NULL), 0);
+	ck_assert_msg(wait_eq(&arrived, MEET, 10), "only %d readers got in",
+		      LOAD(&arrived));
+	/* All MEET hold it now: a writer must be refused... */
+	ck_assert_int_eq(pthread_rwlock_trywrlock(&mrw), EBUSY);
+	dl = harness_deadline(CLOCK_REALTIME, 50);
+	ck_assert_int_eq(pthread_rwlock_timedwrlock(&mrw, &dl), ETIMEDOUT);
+	dl = harness_deadline(CLOCK_MONOTONIC, 50);
+	ck_assert_int_eq(pthread_rwlock_clockwrlock(&mrw, CLOCK_MONOTONIC, &dl),
+			 ETIMEDOUT);
+	/* ...and one more reader still admitted (no writer is waiting now). */
+	ck_assert_int_eq(pthread_rwlock_tryrdlock(&mrw), 0);
+	ck_assert_int_eq(pthread_rwlock_unlock(&mrw), 0);
+	STORE(&meet_release, 1);
+	for (i = 0; i < MEET; i++)
+		ck_assert_int_eq((intptr_t)harness_join(t[i], 10), 0);
+	ck_assert_int_eq(pthread_rwlock_trywrlock(&mrw), 0);
+	ck_assert_int_eq(pthread_rwlock_unlock(&mrw), 0);
+	ck_assert_int_eq(pthread_rwlock_destroy(&mrw), 0);
+}
+END_TEST
+
+/* ---- 2b. counted invariants under contention ---- */
+enum { NREADERS = 4, NWRITERS = 2, RITERS = 20000, WITERS = 4000 };
+static pthread_rwlock_t crw;
+static int readers_in, writers_in, cop;
+static long ca, cb; /* a writer bumps ca, then cb: readers must see ca == cb */
+
+static int do_lock(pthread_rwlock_t *rw, int write, int op)
+{
+	struct timespec far;
+	int r;
+
+	switch (op) {
+	case 1:
+		while ((r = write ? pthread_rwlock_trywrlock(rw)
+				  : pthread_rwlock_tryrdlock(rw)) == EBUSY)
+			sched_yield();
+		return r;
+	case 2:
+		far = harness_deadline(CLOCK_REALTIME, 60000);
+		return write ? pthread_rwlock_timedwrlock(rw, &far)
+			     : pthread_rwlock_timedrdlock(rw, &far);
+	case 3:
+		far = harness_deadline(CLOCK_MONOTONIC, 60000);
+		return write ? pthread_rwlock_clockwrlock(rw, CLOCK_MONOTONIC, &far)
+			     : pthread_rwlock_clockrdlock(rw, CLOCK_MONOTONIC, &far);
+	case 4:
+		far = harness_deadline(CLOCK_REALTIME, 60000);
+		return write ? pthread_rwlock_clockwrlock(rw, CLOCK_REALTIME, &far)
+			     : pthread_rwlock_clockrdlock(rw, CLOCK_REALTIME, &far);
+	default:
+		return write ? pthread_rwlock_wrlock(rw) : pthread_rwlock_rdlock(rw);
+	}
+}
+
+static void *c_reader(void *arg)
+{
+	int i, op = cop == 5 ? (int)(intptr_t)arg % 5 : cop;
+
+	for (i = 0; i < RITERS; i++) {
+		if (do_lock(&crw, 0, op) != 0)
+			return (void *)1;
+		if (LOAD(&writers_in) != 0)
+			return (void *)2;
+		ADD(&readers_in, 1);
+		long a = LOAD(&ca);
+		if ((i & 255) == 0)
+			sched_yield();
+		long b = LOAD(&cb);
+		if (a != b || LOAD(&writers_in) != 0)
+			return (void *)3;
+		ADD(&readers_in, -1);
+		if (pthread_rwlock_unlock(&crw) != 0)
+			return (void *)4;
+	}
+	return NULL;
+}
+
+static void *c_writer(void *arg)
+{
+	int i, op = cop == 5 ? (int)(intptr_t)arg % 5 : cop;
+
+	for (i = 0; i < WITERS; i++) {
+		if (do_lock(&crw, 1, op) != 0)
+			return (void *)11;
+		if (__atomic_exchange_n(&writers_in, 1, __ATOMIC_SEQ_CST) != 0)
+			return (void *)12;
+		if (LOAD(&readers_in) != 0)
+			return (void *)13;
+		STORE(&ca, LOAD(&ca) + 1);
+		if ((i & 63) == 0)
+			sched_yield();
+		STORE(&cb, LOAD(&cb) + 1);
+		if (LOAD(&readers_in) != 0)
+			return (void *)14;
+		STORE(&writers_in, 0);
+		if (pthread_rwlock_unlock(&crw) != 0)
+			return (void *)15;
+	}
+	return NULL;
+}
+
+static void contend(int kind, int op)
+{
+	pthread_t r[NREADERS], w[NWRITERS];
+	int i;
+
+	init_kind(&crw, kind, PTHREAD_PROCESS_PRIVATE);
+	readers_in = writers_in = 0;
+	ca = cb = 0;
+	cop = op;
+	for (i = 0; i < NREADERS; i++)
+		ck_assert_int_eq(pthread_create(&r[i], NULL, c_reader,
+						(void *)(intptr_t)i), 0);
+	for (i = 0; i < NWRITERS; i++)
+		ck_assert_int_eq(pthread_create(&w[i], NULL, c_writer,
+						(void *)(intptr_t)(i + 2)), 0);
+	for (i = 0; i < NREADERS; i++)
+		ck_assert_ptr_null(harness_join(r[i], 60));
+	for (i = 0; i < NWRITERS; i++)
+		ck_assert_ptr_null(harness_join(w[i], 60));
+	ck_assert_int_eq(ca, (long)NWRITERS * WITERS);
+	ck_assert_int_eq(cb, (long)NWRITERS * WITERS);
+	ck_assert_int_eq(readers_in, 0);
+	ck_assert_int_eq(pthread_rwlock_trywrlock(&crw), 0);
+	ck_assert_int_eq(pthread_rwlock_unlock(&crw), 0);
+	ck_assert_int_eq(pthread_rwlock_destroy(&crw), 0);
+}
+
+START_TEST(contention_default)
+{
+	contend(KIND_DEFAULT, _i); /* _i: lock operation */
+}
+END_TEST
+
+START_TEST(contention_writer_nonrecursive)
+{
+	contend(PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP, _i);
+}
+END_TEST
+
+/* ---- 3. errors ---- */
+START_TEST(try_errors)
+{
+	pthread_rwlock_t rw;
+	struct holder h;
+	int r;
+
+	init_kind(&rw, _i, PTHREAD_PROCESS_PRIVATE);
+
+	/* read-locked by another thread: trywrlock EBUSY, tryrdlock fine */
+	start_holder(&h, &rw, 0);
+	ck_assert_int_eq(pthread_rwlock_trywrlock(&rw), EBUSY);
+	ck_assert_int_eq(pthread_rwlock_tryrdlock(&rw), 0);
+	ck_assert_int_eq(pthread_rwlock_trywrlock(&rw), EBUSY);
+	ck_assert_int_eq(pthread_rwlock_unlock(&rw), 0);
+	ck_assert_int_eq(pthread_rwlock_trywrlock(&rw), EBUSY);
+	stop_holder(&h);
+
+	/* read-locked by this thread only */
+	ck_assert_int_eq(pthread_rwlock_rdlock(&rw), 0);
+	ck_assert_int_eq(pthread_rwlock_trywrlock(&rw), EBUSY);
+	ck_assert_int_eq(in_other(other_trywr, &rw), EBUSY);
+	ck_assert_int_eq(pthread_rwlock_unlock(&rw), 0);
+
+	/* write-locked by another thread: both trys EBUSY */
+	start_holder(&h, &rw, 1);
+	ck_assert_int_eq(pthread_rwlock_tryrdlock(&rw), EBUSY);
+	ck_assert_int_eq(pthread_rwlock_trywrlock(&rw), EBUSY);
+	stop_holder(&h);
+
+	/* write-locked by this thread: trys refused (EBUSY, or EDEADLK) */
+	ck_assert_int_eq(pthread_rwlock_wrlock(&rw), 0);
+	r = pthread_rwlock_tryrdlock(&rw);
+	ck_assert_msg(r == EBUSY || r == EDEADLK, "tryrdlock by writer: %d", r);
+	r = pthread_rwlock_trywrlock(&rw);
+	ck_assert_msg(r == EBUSY || r == EDEADLK, "trywrlock by writer: %d", r);
+	ck_assert_int_eq(in_other(other_tryrd, &rw), EBUSY);
+	ck_assert_int_eq(pthread_rwlock_unlock(&rw), 0);
+
+	/* everything released */
+	ck_assert_int_eq(pthread_rwlock_trywrlock(&rw), 0);
+	ck_assert_int_eq(pthread_rwlock_unlock(&rw), 0);
+	ck_assert_int_eq(pthread_rwlock_destroy(&rw), 0);
+}
+END_TEST
+
+START_TEST(deadlock_by_writer)
+{
+	pthread_rwlock_t rw;
+	struct timespec far = harness_deadline(CLOCK_REALTIME, 10000);
+	struct timespec farm = harness_deadline(CLOCK_MONOTONIC, 10000);
+	int64_t t0;
+
+	init_kind(&rw, _i, PTHREAD_PROCESS_PRIVATE);
+	ck_assert_int_eq(pthread_rwlock_wrlock(&rw), 0);
+	t0 = harness_now_ns(CLOCK_MONOTONIC);
+	ck_assert_int_eq(pthread_rwlock_wrlock(&rw), EDEADLK);
+	ck_assert_int_eq(pthread_rwlock_rdlock(&rw), EDEADLK);
+	ck_assert_int_eq(pthread_rwlock_timedwrlock(&rw, &far), EDEADLK);
+	ck_assert_int_eq(pthread_rwlock_timedrdlock(&rw, &far), EDEADLK);
+	ck_assert_int_eq(pthread_rwlock_clockwrlock(&rw, CLOCK_MONOTONIC, &farm), EDEADLK);
+	ck_assert_int_eq(pthread_rwlock_clockrdlock(&rw, CLOCK_MONOTONIC, &farm), EDEADLK);
+	ck_assert_msg(harness_now_ns(CLOCK_MONOTONIC) - t0 < 1000000000LL,
+		      "EDEADLK was not immediate");
+	/* still held exactly once, by us */
+	ck_assert_int_eq(in_other(other_tryrd, &rw), EBUSY);
+	ck_assert_int_eq(pthread_rwlock_unlock(&rw), 0);
+	ck_assert_int_eq(in_other(other_rd_unlock, &rw), 0);
+	ck_assert_int_eq(pthread_rwlock_trywrlock(&rw), 0);
+	ck_assert_int_eq(pthread_rwlock_unlock(&rw), 0);
+	ck_assert_int_eq(pthread_rwlock_destroy(&rw), 0);
+}
+END_TEST
+
+/* glibc 2.36 itself returns 0 here (and corrupts the reader count): this
+ * test fails on plain glibc. */
+START_TEST(unlock_unlocked)
+{
+	pthread_rwlock_t rw;
+	int r;
+
+	init_kind(&rw, _i, PTHREAD_PROCESS_PRIVATE);
+	r = pthread_rwlock_unlock(&rw);
+	ck_assert_msg(r == EPERM || r == EINVAL, "unlock of unlocked: %d", r);
+	/* the refused unlock left the lock usable */
+	ck_assert_int_eq(pthread_rwlock_trywrlock(&rw), 0);
+	ck_assert_int_eq(pthread_rwlock_unlock(&rw), 0);
+	r = pthread_rwlock_unlock(&rw);
+	ck_assert_msg(r == EPERM || r == EINVAL, "second unlock after wrlock: %d", r);
+	ck_assert_int_eq(pthread_rwlock_rdlock(&rw), 0);
+	ck_assert_int_eq(pthread_rwlock_unlock(&rw), 0);
+	r = pthread_rwlock_unlock(&rw);
+	ck_assert_msg(r == EPERM || r == EINVAL, "second unlock after rdlock: %d", r);
+	ck_assert_int_eq(pthread_rwlock_trywrlock(&rw), 0);
+	ck_assert_int_eq(pthread_rwlock_unlock(&rw), 0);
+	ck_assert_int_eq(pthread_rwlock_destroy(&rw), 0);
+}
+END_TEST
+
+START_TEST(attr_values)
+{
+	pthread_rwlockattr_t a;
+	pthread_rwlock_t rw;
+	int v, bad[] = { -1, 3, 42, 0x7fffffff };
+	size_t i;
+
+	ck_assert_int_eq(pthread_rwlockattr_init(&a), 0);
+	ck_assert_int_eq(pthread_rwlockattr_getkind_np(&a, &v), 0);
+	ck_assert_int_eq(v, PTHREAD_RWLOCK_PREFER_READER_NP);
+	ck_assert_int_eq(pthread_rwlockattr_getpshared(&a, &v), 0);
+	ck_assert_int_eq(v, PTHREAD_PROCESS_PRIVATE);
+
+	ck_assert_int_eq(pthread_rwlockattr_setkind_np(&a, PTHREAD_RWLOCK_PREFER_WRITER_NP), 0);
+	ck_assert_int_eq(pthread_rwlockattr_getkind_np(&a, &v), 0);
+	ck_assert_int_eq(v, PTHREAD_RWLOCK_PREFER_WRITER_NP);
+	ck_assert_int_eq(pthread_rwlockattr_setkind_np(&a, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP), 0);
+	ck_assert_int_eq(pthread_rwlockattr_getkind_np(&a, &v), 0);
+	ck_assert_int_eq(v, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_int_eq(pthread_rwlockattr_setkind_np(&a, bad[i]), EINVAL);
+		ck_assert_int_eq(pthread_rwlockattr_getkind_np(&a, &v), 0);
+		ck_assert_int_eq(v, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	}
+	ck_assert_int_eq(pthread_rwlockattr_setkind_np(&a, PTHREAD_RWLOCK_PREFER_READER_NP), 0);
+	ck_assert_int_eq(pthread_rwlockattr_getkind_np(&a, &v), 0);
+	ck_assert_int_eq(v, PTHREAD_RWLOCK_PREFER_READER_NP);
+
+	ck_assert_int_eq(pthread_rwlockattr_setpshared(&a, PTHREAD_PROCESS_SHARED), 0);
+	ck_assert_int_eq(pthread_rwlockattr_getpshared(&a, &v), 0);
+	ck_assert_int_eq(v, PTHREAD_PROCESS_SHARED);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (bad[i] == 3)
+			continue;
+		ck_assert_int_eq(pthread_rwlockattr_setpshared(&a, bad[i]), EINVAL);
+		ck_assert_int_eq(pthread_rwlockattr_getpshared(&a, &v), 0);
+		ck_assert_int_eq(v, PTHREAD_PROCESS_SHARED);
+	}
+	ck_assert_int_eq(pthread_rwlockattr_setpshared(&a, 2), EINVAL);
+	ck_assert_int_eq(pthread_rwlockattr_setpshared(&a, PTHREAD_PROCESS_PRIVATE), 0);
+	ck_assert_int_eq(pthread_rwlockattr_getpshared(&a, &v), 0);
+	ck_assert_int_eq(v, PTHREAD_PROCESS_PRIVATE);
+
+	/* a lock made from the attribute works */
+	ck_assert_int_eq(pthread_rwlock_init(&rw, &a), 0);
+	ck_assert_int_eq(pthread_rwlockattr_destroy(&a), 0);
+	ck_assert_int_eq(pthread_rwlock_rdlock(&rw), 0);
+	ck_assert_int_eq(pthread_rwlock_trywrlock(&rw), EBUSY);
+	ck_assert_int_eq(pthread_rwlock_unlock(&rw), 0);
+	ck_assert_int_eq(pthread_rwlock_destroy(&rw), 0);
+}
+END_TEST
+
+/* ---- 4. writer preference against a stream of readers ---- */
+static pthread_rwlock_t prw;
+static pthread_rwlock_t prw_static_nr = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
+static int p_stop, p_inside, p_max_inside, p_writer_in, p_bad;
+static long p_reads;
+
+/* Readers overlap: a reader leaves only while another reader is still
+ * inside, unless it has been alone for 2 ms. So while the stream runs the
+ * lock is never free of readers, and only a writer preference lets a
+ * writer in (new readers held back, the last ones drain out). */
+static void *stream_reader(void *arg)
+{
+	(void)arg;
+	while (!LOAD(&p_stop)) {
+		int n, m, r = pthread_rwlock_rdlock(&prw);
+		int64_t t0;
+
+		if (r != 0) {
+			STORE(&p_bad, 100 + r);
+			return NULL;
+		}
+		if (LOAD(&p_writer_in))
+			STORE(&p_bad, 1);
+		n = ADD(&p_inside, 1);
+		while ((m = LOAD(&p_max_inside)) < n &&
+		       !__atomic_compare_exchange_n(&p_max_inside, &m, n, 0,
+						    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+			;
+		__atomic_add_fetch(&p_reads, 1, __ATOMIC_SEQ_CST);
+		t0 = harness_now_ns(CLOCK_MONOTONIC);
+		for (;;) {
+			int64_t el = harness_now_ns(CLOCK_MONOTONIC) - t0;
+			int cur = LOAD(&p_inside);
+
+			if (cur >= 2 && el > 20000) {
+				if (__atomic_compare_exchange_n(&p_inside, &cur, cur - 1, 0,
+								__ATOMIC_SEQ_CST,
+								__ATOMIC_SEQ_CST))
+					break;
+				continue;
+			}
+			if (el > 2000000) {
+				ADD(&p_inside, -1);
+				break;
+			}
+			sched_yield();
+		}
+		if (LOAD(&p_writer_in))
+			STORE(&p_bad, 2);
+		if (pthread_rwlock_unlock(&prw) != 0) {
+			STORE(&p_bad, 3);
+			return NULL;
+		}
+	}
+	return NULL;
+}
+
+struct pref_case {
+	int kind;
+	int wop;	/* 0 wrlock, 1 timedwrlock, 2 clockwrlock MONOTONIC */
+	int must;	/* the kind promises the writer gets in */
+};
+static const struct pref_case pref_cases[] = {
+	{ PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP, 0, 1 },
+	{ PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP, 1, 1 },
+	{ PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP, 2, 1 },
+	{ KIND_STATIC_NR, 0, 1 },
+	{ KIND_STATIC_NR, 2, 1 },
+	/* no promise: only bounded, invariants checked */
+	{ KIND_DEFAULT, 1, 0 },
+	{ PTHREAD_RWLOCK_PREFER_READER_NP, 2, 0 },
+	{ PTHREAD_RWLOCK_PREFER_WRITER_NP, 1, 0 },
+};
+static const struct pref_case *pc;
+static int64_t p_writer_wait;
+
+static void *stream_writer(void *arg)
+{
+	struct timespec dl;
+	long ms = pc->must ? 2000 : 300;
+	int64_t t0 = harness_now_ns(CLOCK_MONOTONIC);
+	int r;
+
+	(void)arg;
+	switch (pc->wop) {
+	case 1:
+		dl = harness_deadline(CLOCK_REALTIME, ms);
+		r = pthread_rwlock_timedwrlock(&prw, &dl);
+		break;
+	case 2:
+		dl = harness_deadline(CLOCK_MONOTONIC, ms);
+		r = pthread_rwlock_clockwrlock(&prw, CLOCK_MONOTONIC, &dl);
+		break;
+	default:
+		r = pthread_rwlock_wrlock(&prw);
+	}
+	p_writer_wait = harness_now_ns(CLOCK_MONOTONIC) - t0;
+	if (r != 0)
+		return (void *)(intptr_t)r;
+	STORE(&p_writer_in, 1);
+	if (LOAD(&p_inside) != 0)
+		STORE(&p_bad, 4);
+	usleep(1000);
+	if (LOAD(&p_inside) != 0)
+		STORE(&p_bad, 5);
+	STORE(&p_writer_in, 0);
+	return (void *)(intptr_t)pthread_rwlock_unlock(&prw);
+}
+
+enum { STREAM = 4 };
+
+START_TEST(writer_preference)
+{
+	pthread_t rd[STREAM], w;
+	int64_t end;
+	long reads_at_writer;
+	intptr_t r;
+	int i;
+
+	pc = &pref_cases[_i];
+	if (pc->kind == KIND_STATIC_NR)
+		prw = prw_static_nr; /* a copy of the initializer, never inited */
+	else
+		init_kind(&prw, pc->kind, PTHREAD_PROCESS_PRIVATE);
+	p_stop = p_inside = p_max_inside = p_writer_in = p_bad = 0;
+	p_reads = 0;
+	for (i = 0; i < STREAM; i++)
+		ck_assert_int_eq(pthread_create(&rd[i], NULL, stream_reader, NULL), 0);
+	/* the stream is flowing and readers overlap */
+	end = harness_now_ns(CLOCK_MONOTONIC) + 5000000000LL;
+	while (LOAD(&p_reads) < 500 || LOAD(&p_max_inside) < 2) {
+		ck_assert_msg(harness_now_ns(CLOCK_MONOTONIC) < end,
+			      "reader stream did not start (%ld reads, max %d inside)",
+			      LOAD(&p_reads), LOAD(&p_max_inside));
+		usleep(1000);
+	}
+	reads_at_writer = LOAD(&p_reads);
+	ck_assert_int_eq(pthread_create(&w, NULL, stream_writer, NULL), 0);
+	r = (intptr_t)harness_join(w, 5);
+	if (pc->must) {
+		ck_assert_msg(r == 0, "writer: %d after %lld ms", (int)r,
+			      (long long)(p_writer_wait / 1000000));
+		ck_assert_msg(p_writer_wait < 1000000000LL,
+			      "writer waited %lld ms behind the readers",
+			      (long long)(p_writer_wait / 1000000));
+	} else {
+		ck_assert_msg(r == 0 || r == ETIMEDOUT, "writer: %d", (int)r);
+	}
+	/* readers go on after the writer */
+	end = harness_now_ns(CLOCK_MONOTONIC) + 5000000000LL;
+	while (LOAD(&p_reads) < reads_at_writer + 100) {
+		ck_assert_msg(harness_now_ns(CLOCK_MONOTONIC) < end,
+			      "readers stuck after the writer");
+		usleep(1000);
+	}
+	STORE(&p_stop, 1);
+	for (i = 0; i < STREAM; i++)
+		harness_join(rd[i], 5);
+	ck_assert_int_eq(p_bad, 0);
+	ck_assert_int_eq(p_inside, 0);
+	ck_assert_int_eq(pthread_rwlock_trywrlock(&prw), 0);
+	ck_assert_int_eq(pthread_rwlock_unlock(&prw), 0);
+	ck_assert_int_eq(pthread_rwlock_destroy(&prw), 0);
+}
+END_TEST
+
+/* ---- 5. a recursive read never deadlocks behind a waiting writer ---- */
+static pthread_rwlock_t rrw;
+static pthread_rwlock_t rrw_static_nr = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
+static int r_has, r_go, r_done, w_tid, w_started, w_got;
+static int64_t r_second_wait;
+
+static void *rec_reader(void *arg)
+{
+	struct timespec dl;
+	int64_t t0;
+	int r;
+
+	(void)arg;
+	if ((r = pthread_rwlock_rdlock(&rrw)) != 0)
+		return (void *)(intptr_t)(100 + r);
+	STORE(&r_has, 1);
+	if (!wait_eq(&r_go, 1, 10))
+		return (void *)(intptr_t)99;
+	if (LOAD(&w_got))
+		return (void *)(intptr_t)98; /* the writer got in past a reader */
+	dl = harness_deadline(CLOCK_REALTIME, 2000);
+	t0 = harness_now_ns(CLOCK_MONOTONIC);
+	r = pthread_rwlock_timedrdlock(&rrw, &dl);
+	r_second_wait = harness_now_ns(CLOCK_MONOTONIC) - t0;
+	if (r == 0 && LOAD(&w_got))
+		r = 97;
+	if (r == 0 && pthread_rwlock_unlock(&rrw) != 0)
+		r = 96;
+	STORE(&r_done, 1);
+	if (pthread_rwlock_unlock(&rrw) != 0 && r == 0)
+		r = 95;
+	return (void *)(intptr_t)r;
+}
+
+static void *rec_writer(void *arg)
+{
+	int r;
+
+	(void)arg;
+	STORE(&w_tid, gettid_());
+	STORE(&w_started, 1);
+	r = pthread_rwlock_wrlock(&rrw);
+	if (r != 0)
+		return (void *)(intptr_t)(100 + r);
+	STORE(&w_got, 1);
+	if (!LOAD(&r_done))
+		r = 1; /* in while the reader still held it */
+	if (pthread_rwlock_unlock(&rrw) != 0 && r == 0)
+		r = 2;
+	return (void *)(intptr_t)r;
+}
+
+static const int rec_kinds[] = {
+	KIND_DEFAULT,
+	PTHREAD_RWLOCK_PREFER_READER_NP,
+	PTHREAD_RWLOCK_PREFER_WRITER_NP,
+	PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP,
+	KIND_STATIC_NR,
+};
+
+START_TEST(recursive_read_behind_writer)
+{
+	pthread_t rt, wt;
+	intptr_t rr;
+
+	if (rec_kinds[_i] == KIND_STATIC_NR)
+		rrw = rrw_static_nr;
+	else
+		init_kind(&rrw, rec_kinds[_i], PTHREAD_PROCESS_PRIVATE);
+	r_has = r_go = r_done = w_tid = w_started = w_got = 0;
+	ck_assert_int_eq(pthread_create(&rt, NULL, rec_reader, NULL), 0);
+	ck_assert(wait_eq(&r_has, 1, 5));
+	ck_assert_int_eq(pthread_create(&wt, NULL, rec_writer, NULL), 0);
+	ck_assert(wait_eq(&w_started, 1, 5));
+	wait_asleep(LOAD(&w_tid), 5); /* W is blocked in wrlock */
+	ck_assert_int_eq(LOAD(&w_got), 0);
+	STORE(&r_go, 1);
+	rr = (intptr_t)harness_join(rt, 5);
+	ck_assert_msg(rr == 0, "second read lock behind a waiting writer: %d after %lld ms",
+		      (int)rr, (long long)(r_second_wait / 1000000));
+	ck_assert_msg(r_second_wait < 1000000000LL, "second read lock took %lld ms",
+		      (long long)(r_second_wait / 1000000));
+	ck_assert_int_eq((intptr_t)harness_join(wt, 5), 0);
+	ck_assert_int_eq(w_got, 1);
+	ck_assert_int_eq(pthread_rwlock_trywrlock(&rrw), 0);
+	ck_assert_int_eq(pthread_rwlock_unlock(&rrw), 0);
+	ck_assert_int_eq(pthread_rwlock_destroy(&rrw), 0);
+}
+END_TEST
+
+/* ---- 6. timeouts ---- */
+static pthread_rwlock_t trw;
+
+static int timed_op(int write, int how, clockid_t c, const struct timespec *dl)
+{
+	if (how == 0) /* timed*lock: CLOCK_REALTIME */
+		return write ? pthread_rwlock_timedwrlock(&trw, dl)
+			     : pthread_rwlock_timedrdlock(&trw, dl);
+	return write ? pthread_rwlock_clockwrlock(&trw, c, dl)
+		     : pthread_rwlock_clockrdlock(&trw, c, dl);
+}
+
+/* _i: bit 0 = holder writes; bit 1 = this thread asks to write */
+START_TEST(timeouts_on_their_clock)
+{
+	struct holder h;
+	int hwrite = _i & 1, write = (_i >> 1) & 1, how, k;
+	static const clockid_t clocks[2] = { CLOCK_REALTIME, CLOCK_MONOTONIC };
+
+	if (!hwrite && !write)
+		return; /* reads share: nothing to time out */
+	init_kind(&trw, KIND_DEFAULT, PTHREAD_PROCESS_PRIVATE);
+	start_holder(&h, &trw, hwrite);
+	for (how = 0; how < 2; how++)
+		for (k = 0; k < 2; k++) {
+			clockid_t c = (how == 0) ? CLOCK_REALTIME : clocks[k];
+			struct timespec dl = harness_deadline(c, 100);
+			int64_t t0 = harness_now_ns(c), el;
+			int r = timed_op(write, how, c, &dl);
+
+			el = harness_now_ns(c) - t0;
+			ck_assert_int_eq(r, ETIMEDOUT);
+			ck_assert_msg(harness_now_ns(c) >=
+					      (int64_t)dl.tv_sec * 1000000000 + dl.tv_nsec,
+				      "returned before the deadline on its clock");
+			ck_assert_msg(el < 5000000000LL, "took %lld ns", (long long)el);
+			if (how == 0)
+				break;
+		}
+	stop_holder(&h);
+	/* the timeouts left nothing behind */
+	ck_assert_int_eq(pthread_rwlock_trywrlock(&trw), 0);
+	ck_assert_int_eq(pthread_rwlock_unlock(&trw), 0);
+	ck_assert_int_eq(pthread_rwlock_destroy(&trw), 0);
+}
+END_TEST
+
+START_TEST(timeout_past_deadline_at_once)
+{
+	struct holder h;
+	struct timespec past = harness_deadline(CLOCK_REALTIME, -1000);
+	struct timespec pastm = harness_deadline(CLOCK_MONOTONIC, -1000);
+	struct timespec epoch = { 0, 0 }, negative = { -5, 0 };
+	int hwrite = _i, w;
+	int64_t start;
+
+	init_kind(&trw, KIND_DEFAULT, PTHREAD_PROCESS_PRIVATE);
+	start_holder(&h, &trw, hwrite);
+	start = harness_now_ns(CLOCK_MONOTONIC);
+	for (w = hwrite ? 0 : 1; w < 2; w++) { /* 0 read, 1 write */
+		ck_assert_int_eq(timed_op(w, 0, CLOCK_REALTIME, &past), ETIMEDOUT);
+		ck_assert_int_eq(timed_op(w, 0, CLOCK_REALTIME, &epoch), ETIMEDOUT);
+		ck_assert_int_eq(timed_op(w, 0, CLOCK_REALTIME, &negative), ETIMEDOUT);
+		ck_assert_int_eq(timed_op(w, 1, CLOCK_MONOTONIC, &pastm), ETIMEDOUT);
+		ck_assert_int_eq(timed_op(w, 1, CLOCK_MONOTONIC, &epoch), ETIMEDOUT);
+		ck_assert_int_eq(timed_op(w, 1, CLOCK_MONOTONIC, &negative), ETIMEDOUT);
+		ck_assert_int_eq(timed_op(w, 1, CLOCK_REALTIME, &past), ETIMEDOUT);
+	}
+	ck_assert_msg(harness_now_ns(CLOCK_MONOTONIC) - start < 500000000LL,
+		      "a past deadline did not return at once");
+	stop_holder(&h);
+	ck_assert_int_eq(pthread_rwlock_trywrlock(&trw), 0);
+	ck_assert_int_eq(pthread_rwlock_unlock(&trw), 0);
+}
+END_TEST
+
+START_TEST(timed_bad_input)
+{
+	struct holder h;
+	struct timespec bad1 = { 0, 1000000000 }, bad2 = { 0, -1 };
+	struct timespec ok = harness_deadline(CLOCK_MONOTONIC, 1000);
+	struct timespec okr = harness_deadline(CLOCK_REALTIME, 1000);
+	int64_t start;
+	int w;
+
+	init_kind(&trw, KIND_DEFAULT, PTHREAD_PROCESS_PRIVATE);
+	/* free lock: an unknown clock is refused and takes nothing */
+	for (w = 0; w < 2; w++) {
+		ck_assert_int_eq(timed_op(w, 1, CLOCK_PROCESS_CPUTIME_ID, &ok), EINVAL);
+		ck_assert_int_eq(timed_op(w, 1, CLOCK_THREAD_CPUTIME_ID, &ok), EINVAL);
+		ck_assert_int_eq(timed_op(w, 1, (clockid_t)12345, &ok), EINVAL);
+		ck_assert_int_eq(timed_op(w, 1, (clockid_t)-1, &ok), EINVAL);
+	}
+	ck_assert_int_eq(pthread_rwlock_trywrlock(&trw), 0);
+	ck_assert_int_eq(pthread_rwlock_unlock(&trw), 0);
+
+	/* would block: bad tv_nsec and unknown clocks are EINVAL, at once */
+	start_holder(&h, &trw, 1);
+	start = harness_now_ns(CLOCK_MONOTONIC);
+	errno = 4242;
+	for (w = 0; w < 2; w++) {
+		ck_assert_int_eq(timed_op(w, 0, CLOCK_REALTIME, &bad1), EINVAL);
+		ck_assert_int_eq(timed_op(w, 0, CLOCK_REALTIME, &bad2), EINVAL);
+		ck_assert_int_eq(timed_op(w, 1, CLOCK_MONOTONIC, &bad1), EINVAL);
+		ck_assert_int_eq(timed_op(w, 1, CLOCK_MONOTONIC, &bad2), EINVAL);
+		ck_assert_int_eq(timed_op(w, 1, CLOCK_REALTIME, &bad1), EINVAL);
+		ck_assert_int_eq(timed_op(w, 1, CLOCK_PROCESS_CPUTIME_ID, &ok), EINVAL);
+		ck_assert_int_eq(timed_op(w, 1, (clockid_t)12345, &okr), EINVAL);
+	}
+	ck_assert_int_eq(errno, 4242); /* errno untouched */
+	ck_assert_msg(harness_now_ns(CLOCK_MONOTONIC) - start < 500000000LL,
+		      "EINVAL was not immediate");
+	stop_holder(&h);
+
+	/* read-held: a writer's bad input is refused too */
+	start_holder(&h, &trw, 0);
+	ck_assert_int_eq(timed_op(1, 0, CLOCK_REALTIME, &bad1), EINVAL);
+	ck_assert_int_eq(timed_op(1, 1, CLOCK_MONOTONIC, &bad2), EINVAL);
+	stop_holder(&h);
+	ck_assert_int_eq(pthread_rwlock_trywrlock(&trw), 0);
+	ck_assert_int_eq(pthread_rwlock_unlock(&trw), 0);
+}
+END_TEST
+
+static int tw_write, tw_how;
+static void *timed_waiter(void *arg)
+{
+	clockid_t c = tw_how == 2 ? CLOCK_REALTIME : CLOCK_MONOTONIC;
+	struct timespec dl = harness_deadline(tw_how == 0 ? CLOCK_REALTIME : c, 10000);
+	int r;
+
+	STORE((int *)arg, gettid_());
+	r = timed_op(tw_write, tw_how ? 1 : 0, c, &dl);
+	if (r == 0)
+		r = pthread_rwlock_unlock(&trw);
+	return (void *)(intptr_t)r;
+}
+
+/* _i: bit 0 = waiter writes, bits 1-2 = 0 timed, 1 clock MONOTONIC,
+ * 2 clock REALTIME */
+START_TEST(timed_succeeds_when_released)
+{
+	struct holder h;
+	pthread_t t;
+	int tid = 0;
+
+	tw_write = _i & 1;
+	tw_how = _i >> 1;
+	init_kind(&trw, KIND_DEFAULT, PTHREAD_PROCESS_PRIVATE);
+	/* a reader waits behind a writer; a writer behind a reader */
+	start_holder(&h, &trw, !tw_write);
+	ck_assert_int_eq(pthread_create(&t, NULL, timed_waiter, &tid), 0);
+	ck_assert(wait_ne0(&tid, 5));
+	wait_asleep(LOAD(&tid), 5); /* blocked behind the holder */
+	stop_holder(&h);
+	ck_assert_int_eq((intptr_t)harness_join(t, 5), 0);
+	ck_assert_int_eq(pthread_rwlock_trywrlock(&trw), 0);
+	ck_assert_int_eq(pthread_rwlock_unlock(&trw), 0);
+}
+END_TEST
+
+/* ---- 7. process-shared, a forked child in MAP_SHARED memory ---- */
+struct shared_area {
+	pthread_rwlock_t rw;
+	long a, b;
+	int readers_in, writer_in;
+	int bad;
+	int child_blocked_ok;
+};
+
+enum { PS_ITERS = 20000 };
+
+static int ps_work(struct shared_area *s)
+{
+	int i;
+
+	for (i = 0; i < PS_ITERS; i++) {
+		if ((i & 3) == 0) {
+			if (pthread_rwlock_wrlock(&s->rw) != 0)
+				return 3;
+			if (__atomic_exchange_n(&s->writer_in, 1, __ATOMIC_SEQ_CST) ||
+			    LOAD(&s->readers_in))
+				STORE(&s->bad, 1);
+			STORE(&s->a, LOAD(&s->a) + 1);
+			if ((i & 255) == 0)
+				sched_yield();
+			STORE(&s->b, LOAD(&s->b) + 1);
+			STORE(&s->writer_in, 0);
+		} else {
+			if (pthread_rwlock_rdlock(&s->rw) != 0)
+				return 4;
+			ADD(&s->readers_in, 1);
+			if (LOAD(&s->writer_in))
+				STORE(&s->bad, 2);
+			long a = LOAD(&s->a);
+			if ((i & 255) == 1)
+				sched_yield();
+			if (LOAD(&s->b) != a)
+				STORE(&s->bad, 3);
+			ADD(&s->readers_in, -1);
+		}
+		if (pthread_rwlock_unlock(&s->rw) != 0)
+			return 5;
+	}
+	return 0;
+}
+
+static const int ps_kinds[] = {
+	PTHREAD_RWLOCK_PREFER_READER_NP,
+	PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP,
+};
+
+START_TEST(pshared_across_fork)
+{
+	struct shared_area *s = mmap(NULL, sizeof(*s), PROT_READ | PROT_WRITE,
+				     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct timespec dl;
+	int status, rc;
+	pid_t pid;
+
+	ck_assert_ptr_ne(s, MAP_FAILED);
+	memset(s, 0, sizeof(*s));
+	init_kind(&s->rw, ps_kinds[_i], PTHREAD_PROCESS_SHARED);
+
+	/* cross-process exclusion first: the parent write-holds, the child
+	 * must be refused and then block until the parent lets go */
+	ck_assert_int_eq(pthread_rwlock_wrlock(&s->rw), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		alarm(30);
+		if (pthread_rwlock_tryrdlock(&s->rw) != EBUSY)
+			_exit(10);
+		if (pthread_rwlock_trywrlock(&s->rw) != EBUSY)
+			_exit(11);
+		dl = harness_deadline(CLOCK_MONOTONIC, 50);
+		if (pthread_rwlock_clockrdlock(&s->rw, CLOCK_MONOTONIC, &dl) != ETIMEDOUT)
+			_exit(12);
+		STORE(&s->child_blocked_ok, 1);
+		if (pthread_rwlock_rdlock(&s->rw) != 0) /* parent releases */
+			_exit(13);
+		if (LOAD(&s->a) != 1)
+			_exit(14);
+		if (pthread_rwlock_unlock(&s->rw) != 0)
+			_exit(15);
+		_exit(0);
+	}
+	ck_assert(wait_eq(&s->child_blocked_ok, 1, 10));
+	usleep(20000);
+	s->a = s->b = 1;
+	ck_assert_int_eq(pthread_rwlock_unlock(&s->rw), 0);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "child failed: status %d", status);
+
+	/* then counted contention between the two processes */
+	s->a = s->b = 0;
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		alarm(30);
+		_exit(ps_work(s));
+	}
+	rc = ps_work(s);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_int_eq(rc, 0);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "child failed: status %d", status);
+	ck_assert_int_eq(s->bad, 0);
+	ck_assert_int_eq(s->a, 2 * (PS_ITERS / 4));
+	ck_assert_int_eq(s->b, 2 * (PS_ITERS / 4));
+	ck_assert_int_eq(s->readers_in, 0);
+	ck_assert_int_eq(pthread_rwlock_trywrlock(&s->rw), 0);
+	ck_assert_int_eq(pthread_rwlock_unlock(&s->rw), 0);
+	ck_assert_int_eq(pthread_rwlock_destroy(&s->rw), 0);
+	munmap(s, sizeof(*s));
+}
+END_TEST
+
+/* ---- 8. destroy ---- */
+START_TEST(destroy_unlocked)
+{
+	pthread_rwlock_t rw;
+	static const int kinds[] = {
+		KIND_DEFAULT, KIND_STATIC, KIND_STATIC_NR,
+		PTHREAD_RWLOCK_PREFER_READER_NP, PTHREAD_RWLOCK_PREFER_WRITER_NP,
+		PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP,
+	};
+	size_t k;
+
+	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		/* never used */
+		init_kind(&rw, kinds[k], PTHREAD_PROCESS_PRIVATE);
+		ck_assert_int_eq(pthread_rwlock_destroy(&rw), 0);
+		/* after read and write use */
+		init_kind(&rw, kinds[k], PTHREAD_PROCESS_PRIVATE);
+		ck_assert_int_eq(pthread_rwlock_rdlock(&rw), 0);
+		ck_assert_int_eq(pthread_rwlock_rdlock(&rw), 0);
+		ck_assert_int_eq(pthread_rwlock_unlock(&rw), 0);
+		ck_assert_int_eq(pthread_rwlock_unlock(&rw), 0);
+		ck_assert_int_eq(pthread_rwlock_wrlock(&rw), 0);
+		ck_assert_int_eq(pthread_rwlock_unlock(&rw), 0);
+		ck_assert_int_eq(pthread_rwlock_destroy(&rw), 0);
+		/* and it can be initialized again */
+		ck_assert_int_eq(pthread_rwlock_init(&rw, NULL), 0);
+		ck_assert_int_eq(pthread_rwlock_trywrlock(&rw), 0);
+		ck_assert_int_eq(pthread_rwlock_unlock(&rw), 0);
+		ck_assert_int_eq(pthread_rwlock_destroy(&rw), 0);
+	}
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("rwlock");
+	TCase *tc;
+	int nkinds = PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP + 1;
+
+	tc = harness_tcase(s, "static", 10);
+	tcase_add_loop_test(tc, static_initializers, 0, 2);
+	tc = harness_tcase(s, "readers", 20);
+	tcase_add_loop_test(tc, readers_together, KIND_STATIC_NR, nkinds);
+	tc = harness_tcase(s, "contention", 60);
+	tcase_add_loop_test(tc, contention_default, 0, 6);
+	tcase_add_loop_test(tc, contention_writer_nonrecursive, 0, 6);
+	tc = harness_tcase(s, "errors", 20);
+	tcase_add_loop_test(tc, try_errors, KIND_STATIC_NR, nkinds);
+	tcase_add_loop_test(tc, deadlock_by_writer, KIND_STATIC_NR, nkinds);
+	tcase_add_test(tc, attr_values);
+	tc = harness_tcase(s, "unlock-unlocked", 10);
+	tcase_add_loop_test(tc, unlock_unlocked, KIND_STATIC_NR, nkinds);
+	tc = harness_tcase(s, "writer-preference", 20);
+	tcase_add_loop_test(tc, writer_preference, 0,
+			    (int)(sizeof(pref_cases) / sizeof(pref_cases[0])));
+	tc = harness_tcase(s, "recursive-read", 20);
+	tcase_add_loop_test(tc, recursive_read_behind_writer, 0,
+			    (int)(sizeof(rec_kinds) / sizeof(rec_kinds[0])));
+	tc = harness_tcase(s, "timed", 20);
+	tcase_add_loop_test(tc, timeouts_on_their_clock, 0, 4);
+	tcase_add_loop_test(tc, timeout_past_deadline_at_once, 0, 2);
+	tcase_add_test(tc, timed_bad_input);
+	tcase_add_loop_test(tc, timed_succeeds_when_released, 0, 6);
+	tc = harness_tcase(s, "pshared", 60);
+	tcase_add_loop_test(tc, pshared_across_fork, 0, 2);
+	tc = harness_tcase(s, "lifecycle", 10);
+	tcase_add_test(tc, destroy_unlocked);
+	return harness_main(s);
+}

@@ -1,0 +1,1484 @@
+/* tests/t_sem.c: POSIX semaphores, unnamed and named, with the system
+ * <semaphore.h>: values and errors, counting under contention, timeouts on
+ * their clocks, signals (EINTR, sem_post in a handler), cancellation,
+ * process-shared use across fork, and interoperation with a process that
+ * runs plain glibc (tests/sem_peer). */
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "harness.h"
+
+/* A call that must fail with -1 and this errno. */
+#define ASSERT_FAILS(call, err)                                               \
+	do {                                                                  \
+		int r_, e_;                                                   \
+		errno = 0;                                                    \
+		r_ = (call);                                                  \
+		e_ = errno;                                                   \
+		ck_assert_msg(r_ == -1 && e_ == (err),                        \
+			      "%s returned %d, errno %d (%s); expected -1, %s", \
+			      #call, r_, e_, strerror(e_), strerror(err));    \
+	} while (0)
+
+/* Every name and file in /dev/shm starts with fthr_t_sem_RUNNER_ (the Check
+ * runner's pid): the runner removes whatever a failed or killed test left
+ * there when the test case ends (an unchecked fixture runs in the runner). */
+static int runner_pid;
+
+static void leftovers_setup(void)
+{
+	runner_pid = (int)getpid();
+}
+
+static void leftovers_teardown(void)
+{
+	char p1[64], p2[64];
+	struct dirent *e;
+	DIR *d = opendir("/dev/shm");
+
+	if (!d)
+		return;
+	snprintf(p1, sizeof(p1), "sem.fthr_t_sem_%d_", runner_pid);
+	snprintf(p2, sizeof(p2), "fthr_t_sem_%d_", runner_pid);
+	while ((e = readdir(d)) != NULL)
+		if (strncmp(e->d_name, p1, strlen(p1)) == 0 ||
+		    strncmp(e->d_name, p2, strlen(p2)) == 0)
+			unlinkat(dirfd(d), e->d_name, 0);
+	closedir(d);
+}
+
+static int val(sem_t *s)
+{
+	int v = -12345;
+
+	ck_assert_int_eq(sem_getvalue(s, &v), 0);
+	return v;
+}
+
+/* glibc's 64-bit layout (nptl struct new_sem): the value in the low 32 bits
+ * of a 64-bit word, the number of waiters in the high 32, then the futex
+ * "private" argument (0 for a process-private semaphore, FUTEX_PRIVATE_FLAG
+ * for a shared one: glibc's LLL_PRIVATE/LLL_SHARED encoding). A glibc
+ * process sharing a semaphore with fthr relies on all three. */
+#if defined(__GLIBC__) && __SIZEOF_POINTER__ == 8
+#define GLIBC_SEM_LAYOUT 1
+static uint64_t sem_word(sem_t *s)
+{
+	return __atomic_load_n((uint64_t *)(void *)s, __ATOMIC_ACQUIRE);
+}
+static unsigned sem_nwaiters(sem_t *s)
+{
+	return (unsigned)(sem_word(s) >> 32);
+}
+static int sem_private(sem_t *s)
+{
+	return ((int *)(void *)s)[2];
+}
+#endif
+
+/* After every waiter has left, none may still be counted. */
+static void assert_no_waiters(sem_t *s)
+{
+#ifdef GLIBC_SEM_LAYOUT
+	ck_assert_msg(sem_nwaiters(s) == 0,
+		      "%u waiter(s) still counted in the semaphore word",
+		      sem_nwaiters(s));
+#else
+	(void)s;
+#endif
+}
+
+/* ---- waiting, by each of the blocking calls ---- */
+enum { OP_WAIT, OP_TIMED, OP_CLOCK, OP_CLOCK_RT, OP_TRY, NOPS };
+
+/* 0 on success, else -1 with errno, like the calls themselves. Deadlines
+ * are far enough away never to matter unless something is broken. */
+static int do_wait(sem_t *s, int op, long ms)
+{
+	struct timespec dl;
+
+	switch (op) {
+	case OP_TIMED:
+		dl = harness_deadline(CLOCK_REALTIME, ms);
+		return sem_timedwait(s, &dl);
+	case OP_CLOCK:
+		dl = harness_deadline(CLOCK_MONOTONIC, ms);
+		return sem_clockwait(s, CLOCK_MONOTONIC, &dl);
+	case OP_CLOCK_RT:
+		dl = harness_deadline(CLOCK_REALTIME, ms);
+		return sem_clockwait(s, CLOCK_REALTIME, &dl);
+	case OP_TRY: {
+		int64_t end = harness_now_ns(CLOCK_MONOTONIC) + (int64_t)ms * 1000000;
+		int r;
+
+		while ((r = sem_trywait(s)) != 0 && errno == EAGAIN &&
+		       harness_now_ns(CLOCK_MONOTONIC) < end)
+			sched_yield();
+		return r;
+	}
+	default:
+		return sem_wait(s);
+	}
+}
+
+/* A thread's result: 0 for success, else the errno (never -1, which would
+ * read as PTHREAD_CANCELED). */
+static void *result(int r)
+{
+	return (void *)(intptr_t)(r == 0 ? 0 : (errno ? errno : 9999));
+}
+static long res(void *p)
+{
+	return (long)(intptr_t)p;
+}
+
+struct waiter {
+	sem_t *s;
+	int op;
+	int started, done;
+};
+
+static void *waiter_fn(void *arg)
+{
+	struct waiter *w = arg;
+	int r;
+
+	__atomic_store_n(&w->started, 1, __ATOMIC_RELEASE);
+	r = do_wait(w->s, w->op, 30000);
+	void *ret = result(r);
+	__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
+	return ret;
+}
+
+static pthread_t start_waiter(struct waiter *w, sem_t *s, int op)
+{
+	pthread_t t;
+	int64_t end = harness_now_ns(CLOCK_MONOTONIC) + 5000000000LL;
+
+	w->s = s;
+	w->op = op;
+	w->started = w->done = 0;
+	ck_assert_int_eq(pthread_create(&t, NULL, waiter_fn, w), 0);
+	while (!__atomic_load_n(&w->started, __ATOMIC_ACQUIRE)) {
+		ck_assert_msg(harness_now_ns(CLOCK_MONOTONIC) < end,
+			      "waiter thread did not start");
+		usleep(1000);
+	}
+	return t;
+}
+
+static int ndone(struct waiter *w, int n)
+{
+	int i, c = 0;
+
+	for (i = 0; i < n; i++)
+		c += __atomic_load_n(&w[i].done, __ATOMIC_ACQUIRE);
+	return c;
+}
+
+/* Wait (bounded) until exactly 'want' of the n waiters have returned. */
+static void await_done(struct waiter *w, int n, int want)
+{
+	int64_t end = harness_now_ns(CLOCK_MONOTONIC) + 5000000000LL;
+
+	while (ndone(w, n) < want) {
+		ck_assert_msg(harness_now_ns(CLOCK_MONOTONIC) < end,
+			      "only %d of %d expected waiters woke", ndone(w, n), want);
+		usleep(1000);
+	}
+}
+
+/* ==== 1. values and errors ==== */
+START_TEST(init_value_trywait_post)
+{
+	sem_t s;
+
+	ck_assert_int_eq(sem_init(&s, 0, 3), 0);
+	ck_assert_int_eq(val(&s), 3);
+	ck_assert_int_eq(sem_trywait(&s), 0);
+	ck_assert_int_eq(val(&s), 2);
+	ck_assert_int_eq(sem_trywait(&s), 0);
+	ck_assert_int_eq(sem_trywait(&s), 0);
+	ck_assert_int_eq(val(&s), 0);
+	ASSERT_FAILS(sem_trywait(&s), EAGAIN);
+	ASSERT_FAILS(sem_trywait(&s), EAGAIN);
+	ck_assert_int_eq(val(&s), 0);
+	ck_assert_int_eq(sem_post(&s), 0);
+	ck_assert_int_eq(val(&s), 1);
+	ck_assert_int_eq(sem_post(&s), 0);
+	ck_assert_int_eq(val(&s), 2);
+	ck_assert_int_eq(sem_wait(&s), 0); /* does not block */
+	ck_assert_int_eq(val(&s), 1);
+	ck_assert_int_eq(sem_trywait(&s), 0);
+	ASSERT_FAILS(sem_trywait(&s), EAGAIN);
+	ck_assert_int_eq(sem_destroy(&s), 0);
+
+	ck_assert_int_eq(sem_init(&s, 0, 0), 0);
+	ck_assert_int_eq(val(&s), 0);
+	ASSERT_FAILS(sem_trywait(&s), EAGAIN);
+	ck_assert_int_eq(sem_destroy(&s), 0);
+
+	/* pshared=1 in ordinary memory is allowed; it works in-process. */
+	ck_assert_int_eq(sem_init(&s, 1, 1), 0);
+	ck_assert_int_eq(val(&s), 1);
+	ck_assert_int_eq(sem_trywait(&s), 0);
+	ASSERT_FAILS(sem_trywait(&s), EAGAIN);
+	ck_assert_int_eq(sem_post(&s), 0);
+	ck_assert_int_eq(val(&s), 1);
+	ck_assert_int_eq(sem_destroy(&s), 0);
+}
+END_TEST
+
+START_TEST(init_rejects_value_above_max)
+{
+	sem_t s;
+
+	ASSERT_FAILS(sem_init(&s, 0, (unsigned)SEM_VALUE_MAX + 1), EINVAL);
+	ASSERT_FAILS(sem_init(&s, 1, (unsigned)SEM_VALUE_MAX + 1), EINVAL);
+	ASSERT_FAILS(sem_init(&s, 0, UINT_MAX), EINVAL);
+	ck_assert_int_eq(sem_init(&s, 0, SEM_VALUE_MAX), 0);
+	ck_assert_int_eq(val(&s), SEM_VALUE_MAX);
+	ck_assert_int_eq(sem_destroy(&s), 0);
+}
+END_TEST
+
+START_TEST(post_at_max_overflows)
+{
+	sem_t s;
+
+	ck_assert_int_eq(sem_init(&s, 0, SEM_VALUE_MAX), 0);
+	ASSERT_FAILS(sem_post(&s), EOVERFLOW);
+	ck_assert_int_eq(val(&s), SEM_VALUE_MAX);
+	ck_assert_int_eq(sem_trywait(&s), 0);
+	ck_assert_int_eq(val(&s), SEM_VALUE_MAX - 1);
+	ck_assert_int_eq(sem_post(&s), 0);
+	ck_assert_int_eq(val(&s), SEM_VALUE_MAX);
+	ASSERT_FAILS(sem_post(&s), EOVERFLOW);
+	ck_assert_int_eq(val(&s), SEM_VALUE_MAX);
+	ck_assert_int_eq(sem_destroy(&s), 0);
+}
+END_TEST
+
+/* ==== 10. destroy ==== */
+static void *wait_and_return(void *arg)
+{
+	return result(sem_wait(arg));
+}
+
+START_TEST(destroy_unused)
+{
+	sem_t s;
+	pthread_t t;
+
+	ck_assert_int_eq(sem_init(&s, 0, 0), 0);
+	ck_assert_int_eq(sem_destroy(&s), 0);
+	ck_assert_int_eq(sem_init(&s, 0, 2), 0);
+	ck_assert_int_eq(sem_trywait(&s), 0);
+	ck_assert_int_eq(sem_post(&s), 0);
+	ck_assert_int_eq(sem_destroy(&s), 0);
+	ck_assert_int_eq(sem_init(&s, 1, 5), 0);
+	ck_assert_int_eq(sem_destroy(&s), 0);
+
+	/* A semaphore whose waiter has come and gone is unused again. */
+	ck_assert_int_eq(sem_init(&s, 0, 0), 0);
+	ck_assert_int_eq(pthread_create(&t, NULL, wait_and_return, &s), 0);
+	usleep(20000);
+	ck_assert_int_eq(sem_post(&s), 0);
+	ck_assert_int_eq(res(harness_join(t, 10)), 0);
+	ck_assert_int_eq(val(&s), 0);
+	assert_no_waiters(&s);
+	ck_assert_int_eq(sem_destroy(&s), 0);
+
+	/* and may be initialised again */
+	ck_assert_int_eq(sem_init(&s, 0, 1), 0);
+	ck_assert_int_eq(sem_trywait(&s), 0);
+	ASSERT_FAILS(sem_trywait(&s), EAGAIN);
+	ck_assert_int_eq(sem_destroy(&s), 0);
+}
+END_TEST
+
+#ifdef GLIBC_SEM_LAYOUT
+START_TEST(glibc_word_layout)
+{
+	sem_t p, s, *n;
+	struct waiter w[3];
+	pthread_t t[3];
+	char name[64];
+	int i;
+	int64_t end;
+
+	ck_assert_int_eq(sem_init(&p, 0, 5), 0);
+	ck_assert_uint_eq(sem_word(&p), 5);
+	ck_assert_int_eq(sem_private(&p), 0);
+	ck_assert_int_eq(sem_init(&s, 1, 2), 0);
+	ck_assert_uint_eq(sem_word(&s), 2);
+	ck_assert_int_eq(sem_private(&s), 128);
+	ck_assert_int_eq(sem_post(&s), 0);
+	ck_assert_uint_eq(sem_word(&s), 3);
+
+	snprintf(name, sizeof(name), "/fthr_t_sem_%d_%d_layout", runner_pid,
+		 (int)getpid());
+	n = sem_open(name, O_CREAT | O_EXCL, 0600, 4);
+	ck_assert_msg(n != SEM_FAILED, "sem_open: %s", strerror(errno));
+	sem_unlink(name);
+	ck_assert_uint_eq(sem_word(n), 4);
+	ck_assert_int_eq(sem_private(n), 128);
+	ck_assert_int_eq(sem_close(n), 0);
+
+	/* Sleepers are counted in the high half; the value stays 0. */
+	ck_assert_int_eq(sem_init(&p, 0, 0), 0);
+	for (i = 0; i < 3; i++)
+		t[i] = start_waiter(&w[i], &p, i % 3);
+	end = harness_now_ns(CLOCK_MONOTONIC) + 5000000000LL;
+	while (sem_nwaiters(&p) != 3) {
+		ck_assert_msg(harness_now_ns(CLOCK_MONOTONIC) < end,
+			      "waiters counted: %u, expected 3", sem_nwaiters(&p));
+		usleep(1000);
+	}
+	ck_assert_uint_eq(sem_word(&p), (uint64_t)3 << 32);
+	for (i = 0; i < 3; i++)
+		ck_assert_int_eq(sem_post(&p), 0);
+	for (i = 0; i < 3; i++)
+		ck_assert_int_eq(res(harness_join(t[i], 10)), 0);
+	ck_assert_uint_eq(sem_word(&p), 0);
+}
+END_TEST
+#endif
+
+/* ==== 2. counting under contention ==== */
+enum { PRODUCERS = 4, CONSUMERS = 3, PER_PRODUCER = 50000, PER_CONSUMER = 60000 };
+static sem_t cs;
+static int consumer_op;
+static long cgot[CONSUMERS];
+
+static void *producer(void *arg)
+{
+	int i;
+
+	(void)arg;
+	for (i = 0; i < PER_PRODUCER; i++) {
+		if (sem_post(&cs) != 0)
+			return result(-1);
+		if ((i & 1023) == 0)
+			sched_yield();
+	}
+	return NULL;
+}
+
+static void *consumer(void *arg)
+{
+	long *got = arg;
+	int op = consumer_op == NOPS ? (int)(got - cgot) % NOPS : consumer_op;
+	int i;
+
+	for (i = 0; i < PER_CONSUMER; i++) {
+		if (do_wait(&cs, op, 30000) != 0)
+			return result(-1);
+		(*got)++;
+	}
+	return NULL;
+}
+
+START_TEST(counting_producers_consumers)
+{
+	pthread_t p[PRODUCERS], c[CONSUMERS];
+	long *got = cgot, total = 0;
+	int i;
+
+	/* _i: each blocking call, then (NOPS) a mix of all of them */
+	consumer_op = _i;
+	ck_assert_int_eq(sem_init(&cs, 0, 0), 0);
+	for (i = 0; i < CONSUMERS; i++) {
+		got[i] = 0;
+		ck_assert_int_eq(pthread_create(&c[i], NULL, consumer, &got[i]), 0);
+	}
+	for (i = 0; i < PRODUCERS; i++)
+		ck_assert_int_eq(pthread_create(&p[i], NULL, producer, NULL), 0);
+	for (i = 0; i < PRODUCERS; i++)
+		ck_assert_int_eq(res(harness_join(p[i], 60)), 0);
+	for (i = 0; i < CONSUMERS; i++) {
+		ck_assert_int_eq(res(harness_join(c[i], 60)), 0);
+		ck_assert_int_eq(got[i], PER_CONSUMER);
+		total += got[i];
+	}
+	ck_assert_int_eq(total, (long)CONSUMERS * PER_CONSUMER);
+	ck_assert_int_eq(val(&cs), PRODUCERS * PER_PRODUCER - CONSUMERS * PER_CONSUMER);
+	assert_no_waiters(&cs);
+	for (i = 0; i < PRODUCERS * PER_PRODUCER - CONSUMERS * PER_CONSUMER; i++)
+		ck_assert_int_eq(sem_trywait(&cs), 0);
+	ASSERT_FAILS(sem_trywait(&cs), EAGAIN);
+	ck_assert_int_eq(sem_destroy(&cs), 0);
+}
+END_TEST
+
+/* Every post releases exactly one blocked waiter: none lost, none extra. */
+START_TEST(post_wakes_one_waiter_each)
+{
+	enum { NW = 4 };
+	static sem_t s;
+	struct waiter w[NW];
+	pthread_t t[NW];
+	int i;
+
+	ck_assert_int_eq(sem_init(&s, 0, 0), 0);
+	for (i = 0; i < NW; i++)
+		t[i] = start_waiter(&w[i], &s, (_i + i) % NOPS == OP_TRY ? OP_WAIT
+								  : (_i + i) % NOPS);
+	usleep(50000);
+	ck_assert_int_eq(ndone(w, NW), 0);
+	ck_assert_int_eq(val(&s), 0); /* Linux reports 0, not -waiters */
+
+	ck_assert_int_eq(sem_post(&s), 0);
+	ck_assert_int_eq(sem_post(&s), 0);
+	await_done(w, NW, 2);
+	usleep(50000);
+	ck_assert_int_eq(ndone(w, NW), 2);
+	ck_assert_int_eq(val(&s), 0);
+
+	ck_assert_int_eq(sem_post(&s), 0);
+	await_done(w, NW, 3);
+	usleep(20000);
+	ck_assert_int_eq(ndone(w, NW), 3);
+	ck_assert_int_eq(sem_post(&s), 0);
+	for (i = 0; i < NW; i++)
+		ck_assert_int_eq(res(harness_join(t[i], 10)), 0);
+	ck_assert_int_eq(val(&s), 0);
+	assert_no_waiters(&s);
+	ck_assert_int_eq(sem_destroy(&s), 0);
+}
+END_TEST
+
+/* Two threads handing a token back and forth: every round blocks. */
+enum { TROUNDS = 50000 };
+static sem_t ta, tb;
+
+static void *ponger(void *arg)
+{
+	int i, op = (int)(intptr_t)arg;
+
+	for (i = 0; i < TROUNDS; i++) {
+		if (do_wait(&ta, op, 30000) != 0)
+			return result(-1);
+		if (sem_post(&tb) != 0)
+			return result(-1);
+	}
+	return NULL;
+}
+
+START_TEST(pingpong_threads)
+{
+	pthread_t t;
+	int i;
+
+	ck_assert_int_eq(sem_init(&ta, 0, 0), 0);
+	ck_assert_int_eq(sem_init(&tb, 0, 0), 0);
+	ck_assert_int_eq(pthread_create(&t, NULL, ponger, (void *)(intptr_t)_i), 0);
+	for (i = 0; i < TROUNDS; i++) {
+		ck_assert_int_eq(sem_post(&ta), 0);
+		ck_assert_msg(do_wait(&tb, OP_TIMED, 10000) == 0,
+			      "round %d: pong not received: %s", i, strerror(errno));
+	}
+	ck_assert_int_eq(res(harness_join(t, 10)), 0);
+	ck_assert_int_eq(val(&ta), 0);
+	ck_assert_int_eq(val(&tb), 0);
+	assert_no_waiters(&ta);
+	assert_no_waiters(&tb);
+}
+END_TEST
+
+/* ==== 3. timed waits ==== */
+static int64_t ts_ns(struct timespec ts)
+{
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+START_TEST(timeout_on_its_clock)
+{
+	/* _i: 0 sem_timedwait (REALTIME), 1 sem_clockwait MONOTONIC,
+	 *     2 sem_clockwait REALTIME */
+	clockid_t c = _i == 1 ? CLOCK_MONOTONIC : CLOCK_REALTIME;
+	struct timespec dl = harness_deadline(c, 100);
+	int64_t t0 = harness_now_ns(CLOCK_MONOTONIC), el;
+	sem_t s;
+	int r, e;
+
+	ck_assert_int_eq(sem_init(&s, 0, 0), 0);
+	errno = 0;
+	r = _i == 0 ? sem_timedwait(&s, &dl) : sem_clockwait(&s, c, &dl);
+	e = errno;
+	el = harness_now_ns(CLOCK_MONOTONIC) - t0;
+	ck_assert_msg(r == -1 && e == ETIMEDOUT, "returned %d, errno %s", r, strerror(e));
+	ck_assert_msg(harness_now_ns(c) >= ts_ns(dl),
+		      "returned before the deadline on its clock");
+	ck_assert_msg(el >= 90000000LL, "returned after only %lld ns", (long long)el);
+	ck_assert_msg(el < 5000000000LL, "took %lld ns", (long long)el);
+	ck_assert_int_eq(val(&s), 0);
+	assert_no_waiters(&s);
+	/* still a working semaphore */
+	ck_assert_int_eq(sem_post(&s), 0);
+	ck_assert_int_eq(sem_trywait(&s), 0);
+	ck_assert_int_eq(sem_destroy(&s), 0);
+}
+END_TEST
+
+START_TEST(past_deadline_at_once)
+{
+	struct timespec past = harness_deadline(CLOCK_REALTIME, -1000);
+	struct timespec mpast = harness_deadline(CLOCK_MONOTONIC, -1000);
+	struct timespec epoch = { 0, 0 }, negative = { -5, 0 };
+	int64_t t0 = harness_now_ns(CLOCK_MONOTONIC);
+	sem_t s;
+
+	ck_assert_int_eq(sem_init(&s, 0, 0), 0);
+	ASSERT_FAILS(sem_timedwait(&s, &past), ETIMEDOUT);
+	ASSERT_FAILS(sem_timedwait(&s, &epoch), ETIMEDOUT);
+	ASSERT_FAILS(sem_timedwait(&s, &negative), ETIMEDOUT);
+	ASSERT_FAILS(sem_clockwait(&s, CLOCK_MONOTONIC, &mpast), ETIMEDOUT);
+	ASSERT_FAILS(sem_clockwait(&s, CLOCK_MONOTONIC, &epoch), ETIMEDOUT);
+	ASSERT_FAILS(sem_clockwait(&s, CLOCK_REALTIME, &past), ETIMEDOUT);
+	ck_assert_msg(harness_now_ns(CLOCK_MONOTONIC) - t0 < 500000000LL,
+		      "a past deadline did not return at once");
+	ck_assert_int_eq(val(&s), 0);
+	assert_no_waiters(&s);
+	ck_assert_int_eq(sem_destroy(&s), 0);
+}
+END_TEST
+
+START_TEST(timed_bad_input)
+{
+	struct timespec big = { 0, 1000000000 }, neg = { 0, -1 };
+	struct timespec ok = harness_deadline(CLOCK_MONOTONIC, 1000);
+	int64_t t0 = harness_now_ns(CLOCK_MONOTONIC);
+	sem_t s;
+
+	/* Would block: a malformed deadline is refused, nothing consumed. */
+	ck_assert_int_eq(sem_init(&s, 0, 0), 0);
+	ASSERT_FAILS(sem_timedwait(&s, &big), EINVAL);
+	ASSERT_FAILS(sem_timedwait(&s, &neg), EINVAL);
+	ASSERT_FAILS(sem_clockwait(&s, CLOCK_MONOTONIC, &big), EINVAL);
+	ASSERT_FAILS(sem_clockwait(&s, CLOCK_REALTIME, &neg), EINVAL);
+	/* An unknown or unsupported clock is refused. */
+	ASSERT_FAILS(sem_clockwait(&s, 12345, &ok), EINVAL);
+	ASSERT_FAILS(sem_clockwait(&s, CLOCK_PROCESS_CPUTIME_ID, &ok), EINVAL);
+	ck_assert_int_eq(val(&s), 0);
+	assert_no_waiters(&s);
+	ck_assert_msg(harness_now_ns(CLOCK_MONOTONIC) - t0 < 500000000LL,
+		      "invalid input did not return at once");
+
+	/* glibc refuses an unknown clock even when it would not block. */
+	ck_assert_int_eq(sem_post(&s), 0);
+	ASSERT_FAILS(sem_clockwait(&s, 12345, &ok), EINVAL);
+	ck_assert_int_eq(val(&s), 1);
+
+	/* POSIX: the deadline need not be checked if the semaphore can be
+	 * taken at once (glibc checks tv_nsec first). Either outcome, but
+	 * consistently with the value. */
+	errno = 0;
+	if (sem_timedwait(&s, &big) == 0) {
+		ck_assert_int_eq(val(&s), 0);
+		ck_assert_int_eq(sem_post(&s), 0);
+	} else {
+		ck_assert_int_eq(errno, EINVAL);
+		ck_assert_int_eq(val(&s), 1);
+	}
+	ck_assert_int_eq(sem_destroy(&s), 0);
+}
+END_TEST
+
+START_TEST(timed_on_positive_ignores_deadline)
+{
+	struct timespec past = harness_deadline(CLOCK_REALTIME, -1000);
+	struct timespec mpast = harness_deadline(CLOCK_MONOTONIC, -1000);
+	struct timespec epoch = { 0, 0 };
+	sem_t s;
+
+	ck_assert_int_eq(sem_init(&s, 0, 4), 0);
+	ck_assert_int_eq(sem_timedwait(&s, &past), 0);
+	ck_assert_int_eq(sem_timedwait(&s, &epoch), 0);
+	ck_assert_int_eq(sem_clockwait(&s, CLOCK_MONOTONIC, &mpast), 0);
+	ck_assert_int_eq(sem_clockwait(&s, CLOCK_REALTIME, &epoch), 0);
+	ck_assert_int_eq(val(&s), 0);
+	ASSERT_FAILS(sem_timedwait(&s, &past), ETIMEDOUT);
+	ck_assert_int_eq(sem_destroy(&s), 0);
+}
+END_TEST
+
+START_TEST(timed_wait_woken_by_post)
+{
+	static sem_t s;
+	struct waiter w;
+	pthread_t t;
+	int64_t t0;
+
+	/* _i: OP_TIMED, OP_CLOCK, OP_CLOCK_RT (30 s deadlines) */
+	ck_assert_int_eq(sem_init(&s, 0, 0), 0);
+	t = start_waiter(&w, &s, _i);
+	usleep(50000);
+	ck_assert_int_eq(w.done, 0);
+	t0 = harness_now_ns(CLOCK_MONOTONIC);
+	ck_assert_int_eq(sem_post(&s), 0);
+	ck_assert_int_eq(res(harness_join(t, 10)), 0);
+	ck_assert_msg(harness_now_ns(CLOCK_MONOTONIC) - t0 < 5000000000LL,
+		      "the post did not wake the timed waiter promptly");
+	ck_assert_int_eq(val(&s), 0);
+	assert_no_waiters(&s);
+}
+END_TEST
+
+/* ==== 4-5. signals ==== */
+static int handled;
+
+static void count_handler(int sig)
+{
+	(void)sig;
+	__atomic_add_fetch(&handled, 1, __ATOMIC_RELAXED);
+}
+
+static void install(int sig, void (*fn)(int), int flags)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = fn;
+	sa.sa_flags = flags;
+	sigemptyset(&sa.sa_mask);
+	ck_assert_int_eq(sigaction(sig, &sa, NULL), 0);
+}
+
+START_TEST(eintr_without_sa_restart)
+{
+	static sem_t s;
+	struct waiter w;
+	pthread_t t;
+	int64_t end;
+
+	/* _i: OP_WAIT, OP_TIMED, OP_CLOCK */
+	handled = 0;
+	install(SIGUSR1, count_handler, 0);
+	ck_assert_int_eq(sem_init(&s, 0, 0), 0);
+	t = start_waiter(&w, &s, _i);
+	usleep(20000);
+	/* A signal that lands before the thread sleeps is just handled; keep
+	 * signalling until the wait gives up. */
+	end = harness_now_ns(CLOCK_MONOTONIC) + 5000000000LL;
+	while (!__atomic_load_n(&w.done, __ATOMIC_ACQUIRE) &&
+	       harness_now_ns(CLOCK_MONOTONIC) < end) {
+		ck_assert_int_eq(pthread_kill(t, SIGUSR1), 0);
+		usleep(20000);
+	}
+	ck_assert_msg(w.done, "the waiter was not interrupted by %d signals", handled);
+	ck_assert_int_eq(res(harness_join(t, 10)), EINTR);
+	ck_assert_int_ge(handled, 1);
+	ck_assert_int_eq(val(&s), 0);
+	assert_no_waiters(&s);
+	ck_assert_int_eq(sem_post(&s), 0);
+	ck_assert_int_eq(sem_trywait(&s), 0);
+	ck_assert_int_eq(sem_destroy(&s), 0);
+}
+END_TEST
+
+static sem_t hs;
+
+static void post_handler(int sig)
+{
+	int saved = errno;
+
+	(void)sig;
+	if (sem_post(&hs) == 0)
+		__atomic_add_fetch(&handled, 1, __ATOMIC_RELAXED);
+	errno = saved;
+}
+
+static void *blocked_waiter(void *arg)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR2);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	return waiter_fn(arg);
+}
+
+START_TEST(post_from_handler_wakes_waiter)
+{
+	struct waiter w = { .s = &hs, .op = OP_WAIT };
+	pthread_t t;
+	int64_t end = harness_now_ns(CLOCK_MONOTONIC) + 5000000000LL;
+
+	handled = 0;
+	install(SIGUSR2, post_handler, SA_RESTART);
+	ck_assert_int_eq(sem_init(&hs, 0, 0), 0);
+	ck_assert_int_eq(pthread_create(&t, NULL, blocked_waiter, &w), 0);
+	while (!__atomic_load_n(&w.started, __ATOMIC_ACQUIRE)) {
+		ck_assert(harness_now_ns(CLOCK_MONOTONIC) < end);
+		usleep(1000);
+	}
+	usleep(50000);
+	ck_assert_int_eq(w.done, 0);
+	/* Delivered to this thread (the waiter blocks SIGUSR2) before
+	 * pthread_kill returns. */
+	ck_assert_int_eq(pthread_kill(pthread_self(), SIGUSR2), 0);
+	ck_assert_int_eq(handled, 1);
+	ck_assert_int_eq(res(harness_join(t, 10)), 0);
+	ck_assert_int_eq(val(&hs), 0);
+	assert_no_waiters(&hs);
+}
+END_TEST
+
+/* The handler's post interrupts this thread's own posts and waits on the
+ * same semaphore: the count must come out exact. */
+static int killer_stop;
+
+static void *killer(void *arg)
+{
+	pthread_t target = *(pthread_t *)arg;
+	int i;
+
+	for (i = 0; i < 3000 && !__atomic_load_n(&killer_stop, __ATOMIC_RELAXED); i++) {
+		if (pthread_kill(target, SIGUSR2) != 0)
+			return (void *)1;
+		if (i % 8 == 0)
+			usleep(100);
+		else
+			sched_yield();
+	}
+	return NULL;
+}
+
+START_TEST(post_in_handler_reenters)
+{
+	pthread_t self = pthread_self(), k;
+	sigset_t set;
+	long loops = 0;
+
+	handled = 0;
+	killer_stop = 0;
+	install(SIGUSR2, post_handler, SA_RESTART);
+	ck_assert_int_eq(sem_init(&hs, 0, 0), 0);
+	/* The killer thread must not take the signal itself. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR2);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	ck_assert_int_eq(pthread_create(&k, NULL, killer, &self), 0);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	for (;;) {
+		int done = pthread_tryjoin_np(k, NULL) == 0;
+
+		/* value >= 1 before each wait: it never blocks */
+		ck_assert_int_eq(sem_post(&hs), 0);
+		ck_assert_int_eq(sem_wait(&hs), 0);
+		ck_assert_int_eq(sem_post(&hs), 0);
+		ck_assert_int_eq(sem_trywait(&hs), 0);
+		loops++;
+		if (done)
+			break;
+	}
+	usleep(1000); /* any last pending signal is delivered by now */
+	ck_assert_int_gt(handled, 0);
+	ck_assert_int_gt(loops, 0);
+	ck_assert_int_eq(val(&hs), handled);
+}
+END_TEST
+
+/* ==== 6. cancellation ==== */
+START_TEST(cancel_blocked_waiter)
+{
+	static sem_t s;
+	struct waiter w[3], later;
+	pthread_t t[3], lt;
+	int i, victim = _i;
+
+	/* waiters in sem_wait, sem_timedwait and sem_clockwait; cancel one */
+	ck_assert_int_eq(sem_init(&s, 0, 0), 0);
+	for (i = 0; i < 3; i++)
+		t[i] = start_waiter(&w[i], &s, i);
+	usleep(50000);
+	ck_assert_int_eq(ndone(w, 3), 0);
+	ck_assert_int_eq(pthread_cancel(t[victim]), 0);
+	ck_assert_ptr_eq(harness_join(t[victim], 10), PTHREAD_CANCELED);
+	ck_assert_int_eq(w[victim].done, 0);
+	ck_assert_int_eq(val(&s), 0);
+	usleep(20000);
+	ck_assert_int_eq(ndone(w, 3), 0); /* the others still wait */
+
+	/* Two posts release exactly the two survivors. */
+	ck_assert_int_eq(sem_post(&s), 0);
+	ck_assert_int_eq(sem_post(&s), 0);
+	for (i = 0; i < 3; i++)
+		if (i != victim)
+			ck_assert_int_eq(res(harness_join(t[i], 10)), 0);
+	ck_assert_int_eq(val(&s), 0);
+	assert_no_waiters(&s);
+
+	ck_assert_int_eq(sem_post(&s), 0);
+	ck_assert_int_eq(val(&s), 1);
+	ck_assert_int_eq(sem_trywait(&s), 0);
+	ck_assert_int_eq(val(&s), 0);
+	ASSERT_FAILS(sem_trywait(&s), EAGAIN);
+
+	/* A later waiter is still woken by a post. */
+	lt = start_waiter(&later, &s, victim);
+	usleep(50000);
+	ck_assert_int_eq(later.done, 0);
+	ck_assert_int_eq(sem_post(&s), 0);
+	ck_assert_int_eq(res(harness_join(lt, 10)), 0);
+	ck_assert_int_eq(val(&s), 0);
+	assert_no_waiters(&s);
+}
+END_TEST
+
+START_TEST(cancel_all_blocked_waiters)
+{
+	static sem_t s;
+	struct waiter w[6], later;
+	pthread_t t[6], lt;
+	int i;
+
+	ck_assert_int_eq(sem_init(&s, 0, 0), 0);
+	for (i = 0; i < 6; i++)
+		t[i] = start_waiter(&w[i], &s, i % 3);
+	usleep(50000);
+	for (i = 0; i < 6; i++)
+		ck_assert_int_eq(pthread_cancel(t[i]), 0);
+	for (i = 0; i < 6; i++)
+		ck_assert_ptr_eq(harness_join(t[i], 10), PTHREAD_CANCELED);
+	ck_assert_int_eq(val(&s), 0);
+	assert_no_waiters(&s);
+	ck_assert_int_eq(sem_post(&s), 0);
+	ck_assert_int_eq(val(&s), 1);
+	ck_assert_int_eq(sem_trywait(&s), 0);
+	lt = start_waiter(&later, &s, OP_WAIT);
+	usleep(50000);
+	ck_assert_int_eq(later.done, 0);
+	ck_assert_int_eq(sem_post(&s), 0);
+	ck_assert_int_eq(res(harness_join(lt, 10)), 0);
+	ck_assert_int_eq(val(&s), 0);
+	assert_no_waiters(&s);
+}
+END_TEST
+
+/* A cancellation point acts on a pending request even when it would not
+ * block, and the cancelled call consumes nothing. */
+static sem_t ps;
+static int pend_op, pend_ready, pend_go;
+
+static void *pending_cancel_fn(void *arg)
+{
+	int old, r;
+
+	(void)arg;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+	__atomic_store_n(&pend_ready, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&pend_go, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &old);
+	r = do_wait(&ps, pend_op, 30000);
+	return result(r); /* reaching here is the failure */
+}
+
+START_TEST(cancel_pending_on_positive_semaphore)
+{
+	pthread_t t;
+	int64_t end = harness_now_ns(CLOCK_MONOTONIC) + 5000000000LL;
+
+	/* _i: OP_WAIT, OP_TIMED */
+	pend_op = _i;
+	pend_ready = pend_go = 0;
+	ck_assert_int_eq(sem_init(&ps, 0, 1), 0);
+	ck_assert_int_eq(pthread_create(&t, NULL, pending_cancel_fn, NULL), 0);
+	while (!__atomic_load_n(&pend_ready, __ATOMIC_ACQUIRE)) {
+		ck_assert(harness_now_ns(CLOCK_MONOTONIC) < end);
+		usleep(1000);
+	}
+	ck_assert_int_eq(pthread_cancel(t), 0);
+	__atomic_store_n(&pend_go, 1, __ATOMIC_RELEASE);
+	ck_assert_ptr_eq(harness_join(t, 10), PTHREAD_CANCELED);
+	ck_assert_int_eq(val(&ps), 1);
+	assert_no_waiters(&ps);
+}
+END_TEST
+
+/* ==== 7. process-shared, across fork ==== */
+struct pshm {
+	sem_t a, b, m;
+	long counter;
+};
+
+static struct pshm *map_shared(void)
+{
+	struct pshm *p = mmap(NULL, sizeof(*p), PROT_READ | PROT_WRITE,
+			      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	ck_assert_ptr_ne(p, MAP_FAILED);
+	return p;
+}
+
+/* In a forked child: die by SIGALRM (not Check's handler) after secs. */
+static void child_bound(unsigned secs)
+{
+	signal(SIGALRM, SIG_DFL);
+	alarm(secs);
+}
+
+static pid_t fork_checked(void)
+{
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	ck_assert_msg(pid >= 0, "fork: %s", strerror(errno));
+	return pid;
+}
+
+/* Reap a child within 'seconds' (killing it otherwise); it must exit 0. */
+static void wait_child(pid_t pid, double seconds, const char *what)
+{
+	int64_t end = harness_now_ns(CLOCK_MONOTONIC) + (int64_t)(seconds * 1e9);
+	int status = 0;
+	pid_t r;
+
+	while ((r = waitpid(pid, &status, WNOHANG)) == 0) {
+		if (harness_now_ns(CLOCK_MONOTONIC) >= end) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			ck_abort_msg("%s did not finish within %.0fs", what, seconds);
+		}
+		usleep(1000);
+	}
+	ck_assert_msg(r == pid, "waitpid(%s): %s", what, strerror(errno));
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "%s failed: %s %d", what,
+		      WIFEXITED(status) ? "exit status" : "signal",
+		      WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+}
+
+/* A wait in the parent, bounded to 10 s, that gives up early if the child
+ * has died; on failure the child is killed and reaped first. */
+static void parent_wait(sem_t *s, pid_t child, const char *what, long round)
+{
+	int64_t end = harness_now_ns(CLOCK_MONOTONIC) + 10000000000LL;
+	int status, e;
+
+	for (;;) {
+		if (do_wait(s, OP_TIMED, 100) == 0)
+			return;
+		e = errno;
+		if (e != ETIMEDOUT)
+			break;
+		if (waitpid(child, &status, WNOHANG) == child)
+			ck_abort_msg("round %ld: %s: the other process ended first "
+				     "(%s %d)", round, what,
+				     WIFEXITED(status) ? "exit status" : "signal",
+				     WIFEXITED(status) ? WEXITSTATUS(status)
+						       : WTERMSIG(status));
+		if (harness_now_ns(CLOCK_MONOTONIC) >= end)
+			break;
+	}
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	ck_abort_msg("round %ld: %s: %s", round, what, strerror(e));
+}
+
+START_TEST(pshared_child_waits_parent_posts)
+{
+	struct pshm *p = map_shared();
+	pid_t pid;
+
+	ck_assert_int_eq(sem_init(&p->a, 1, 0), 0);
+	ck_assert_int_eq(sem_init(&p->b, 1, 0), 0);
+	pid = fork_checked();
+	if (pid == 0) {
+		child_bound(10);
+		_exit(sem_wait(&p->a) == 0 ? 0 : 2);
+	}
+	usleep(50000);
+	ck_assert_msg(waitpid(pid, NULL, WNOHANG) == 0, "child did not block");
+	ck_assert_int_eq(sem_post(&p->a), 0);
+	wait_child(pid, 10, "waiting child");
+	ck_assert_int_eq(val(&p->a), 0);
+	assert_no_waiters(&p->a);
+
+	/* and the other way round */
+	pid = fork_checked();
+	if (pid == 0) {
+		child_bound(10);
+		usleep(50000);
+		_exit(sem_post(&p->b) == 0 ? 0 : 2);
+	}
+	parent_wait(&p->b, pid, "wait for the child's post", 0);
+	wait_child(pid, 10, "posting child");
+	ck_assert_int_eq(val(&p->b), 0);
+	assert_no_waiters(&p->b);
+	ck_assert_int_eq(sem_destroy(&p->a), 0);
+	ck_assert_int_eq(sem_destroy(&p->b), 0);
+	munmap(p, sizeof(*p));
+}
+END_TEST
+
+START_TEST(pshared_pingpong)
+{
+	enum { ROUNDS = 20000 };
+	struct pshm *p = map_shared();
+	pid_t pid;
+	long i;
+
+	/* _i: the child's wait, OP_WAIT / OP_TIMED / OP_CLOCK */
+	ck_assert_int_eq(sem_init(&p->a, 1, 0), 0);
+	ck_assert_int_eq(sem_init(&p->b, 1, 0), 0);
+	pid = fork_checked();
+	if (pid == 0) {
+		child_bound(20);
+		for (i = 0; i < ROUNDS; i++) {
+			if (do_wait(&p->a, _i, 10000) != 0)
+				_exit(2);
+			if (sem_post(&p->b) != 0)
+				_exit(3);
+		}
+		_exit(0);
+	}
+	for (i = 0; i < ROUNDS; i++) {
+		ck_assert_int_eq(sem_post(&p->a), 0);
+		parent_wait(&p->b, pid, "pong", i);
+	}
+	wait_child(pid, 10, "ponging child");
+	ck_assert_int_eq(val(&p->a), 0);
+	ck_assert_int_eq(val(&p->b), 0);
+	assert_no_waiters(&p->a);
+	assert_no_waiters(&p->b);
+	munmap(p, sizeof(*p));
+}
+END_TEST
+
+/* The semaphore as a lock around a non-atomic increment. */
+static int lock_loop(struct pshm *p, int iters)
+{
+	int i;
+
+	for (i = 0; i < iters; i++) {
+		if (sem_wait(&p->m) != 0)
+			return 2;
+		long c = p->counter;
+		if ((i & 255) == 0)
+			sched_yield();
+		p->counter = c + 1;
+		if (sem_post(&p->m) != 0)
+			return 3;
+	}
+	return 0;
+}
+
+START_TEST(pshared_as_lock)
+{
+	enum { ITERS = 20000 };
+	struct pshm *p = map_shared();
+	pid_t pid;
+	int i;
+
+	ck_assert_int_eq(sem_init(&p->m, 1, 1), 0);
+	p->counter = 0;
+	pid = fork_checked();
+	if (pid == 0) {
+		child_bound(30);
+		_exit(lock_loop(p, ITERS));
+	}
+	i = lock_loop(p, ITERS);
+	if (i != 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		ck_abort_msg("parent: %s failed: %s", i == 2 ? "sem_wait" : "sem_post",
+			     strerror(errno));
+	}
+	wait_child(pid, 30, "locking child");
+	ck_assert_int_eq(p->counter, 2 * ITERS);
+	ck_assert_int_eq(val(&p->m), 1);
+	assert_no_waiters(&p->m);
+	munmap(p, sizeof(*p));
+}
+END_TEST
+
+/* ==== 8. named semaphores ==== */
+static void uniq_name(char *buf, size_t n, const char *tag)
+{
+	static int seq;
+
+	snprintf(buf, n, "/fthr_t_sem_%d_%d_%s_%d", runner_pid, (int)getpid(),
+		 tag, seq++);
+}
+
+/* glibc keeps a named semaphore in /dev/shm/sem.NAME; a plain-glibc
+ * process finds it there, so fthr must too. */
+static int shm_stat(const char *name, struct stat *st)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "/dev/shm/sem.%s", name + 1);
+	return stat(path, st);
+}
+
+#define ASSERT_OPEN_FAILS(call, err)                                          \
+	do {                                                                  \
+		sem_t *p_;                                                    \
+		int e_;                                                       \
+		errno = 0;                                                    \
+		p_ = (call);                                                  \
+		e_ = errno;                                                   \
+		ck_assert_msg(p_ == SEM_FAILED && e_ == (err),                \
+			      "%s returned %p, errno %d (%s); expected SEM_FAILED, %s", \
+			      #call, (void *)p_, e_, strerror(e_), strerror(err)); \
+	} while (0)
+
+START_TEST(named_open_share_close_unlink)
+{
+	char name[64];
+	sem_t *s1, *s2, *s3;
+	struct stat st;
+
+	uniq_name(name, sizeof(name), "share");
+	s1 = sem_open(name, O_CREAT | O_EXCL, 0600, 3);
+	ck_assert_msg(s1 != SEM_FAILED, "sem_open(%s, O_CREAT|O_EXCL): %s", name,
+		      strerror(errno));
+	ck_assert_msg(shm_stat(name, &st) == 0, "no /dev/shm/sem.%s", name + 1);
+	ck_assert_int_eq(st.st_mode & 0777, 0600);
+	ck_assert_int_eq(val(s1), 3);
+
+	/* Opened again: the same semaphore. */
+	s2 = sem_open(name, 0);
+	ck_assert_msg(s2 != SEM_FAILED, "reopen: %s", strerror(errno));
+	ck_assert_int_eq(val(s2), 3);
+	ck_assert_int_eq(sem_trywait(s2), 0);
+	ck_assert_int_eq(val(s1), 2);
+	ck_assert_int_eq(sem_post(s1), 0);
+	ck_assert_int_eq(sem_post(s1), 0);
+	ck_assert_int_eq(val(s2), 4);
+	/* O_CREAT without O_EXCL on an existing name: opens it, value kept. */
+	s3 = sem_open(name, O_CREAT, 0600, 7);
+	ck_assert_msg(s3 != SEM_FAILED, "O_CREAT reopen: %s", strerror(errno));
+	ck_assert_int_eq(val(s3), 4);
+	ASSERT_OPEN_FAILS(sem_open(name, O_CREAT | O_EXCL, 0600, 1), EEXIST);
+
+	/* Closing the extra handles leaves the first one working. */
+	ck_assert_int_eq(sem_close(s3), 0);
+	ck_assert_int_eq(sem_close(s2), 0);
+	ck_assert_int_eq(sem_trywait(s1), 0);
+	ck_assert_int_eq(val(s1), 3);
+
+	ck_assert_int_eq(sem_unlink(name), 0);
+	ck_assert_int_ne(shm_stat(name, &st), 0);
+	ASSERT_OPEN_FAILS(sem_open(name, 0), ENOENT);
+	ASSERT_FAILS(sem_unlink(name), ENOENT);
+	/* An open semaphore survives its name. */
+	ck_assert_int_eq(sem_post(s1), 0);
+	ck_assert_int_eq(val(s1), 4);
+	ck_assert_int_eq(sem_trywait(s1), 0);
+	ck_assert_int_eq(sem_close(s1), 0);
+
+	/* The name can be created afresh. */
+	s1 = sem_open(name, O_CREAT | O_EXCL, 0600, 0);
+	ck_assert_msg(s1 != SEM_FAILED, "recreate: %s", strerror(errno));
+	ck_assert_int_eq(sem_unlink(name), 0);
+	ck_assert_int_eq(val(s1), 0);
+	ASSERT_FAILS(sem_trywait(s1), EAGAIN);
+	ck_assert_int_eq(sem_close(s1), 0);
+}
+END_TEST
+
+START_TEST(named_errors)
+{
+	char name[64], slashed[80];
+	struct stat st;
+	sem_t *s;
+	int e;
+
+	uniq_name(name, sizeof(name), "missing");
+	ASSERT_OPEN_FAILS(sem_open(name, 0), ENOENT);
+	ASSERT_OPEN_FAILS(sem_open(name, O_RDWR), ENOENT);
+	ASSERT_FAILS(sem_unlink(name), ENOENT);
+
+	/* Too large an initial value: EINVAL, and nothing is created. */
+	ASSERT_OPEN_FAILS(sem_open(name, O_CREAT | O_EXCL, 0600,
+				   (unsigned)SEM_VALUE_MAX + 1), EINVAL);
+	ASSERT_OPEN_FAILS(sem_open(name, 0), ENOENT);
+
+	/* A slash after the first. */
+	snprintf(slashed, sizeof(slashed), "%s/x", name);
+	errno = 0;
+	s = sem_open(slashed, 0);
+	e = errno;
+	ck_assert_msg(s == SEM_FAILED && (e == EINVAL || e == ENOENT),
+		      "sem_open(%s): %p, %s", slashed, (void *)s, strerror(e));
+	errno = 0;
+	s = sem_open(slashed, O_CREAT | O_EXCL, 0600, 1);
+	e = errno;
+	ck_assert_msg(s == SEM_FAILED && (e == EINVAL || e == ENOENT),
+		      "sem_open(%s, O_CREAT): %p, %s", slashed, (void *)s, strerror(e));
+	ck_assert_int_ne(shm_stat(name, &st), 0);
+	ASSERT_OPEN_FAILS(sem_open(name, 0), ENOENT);
+}
+END_TEST
+
+START_TEST(named_across_fork)
+{
+	char name[64];
+	sem_t *s;
+	pid_t pid;
+
+	uniq_name(name, sizeof(name), "fork");
+	s = sem_open(name, O_CREAT | O_EXCL, 0600, 0);
+	ck_assert_msg(s != SEM_FAILED, "sem_open: %s", strerror(errno));
+
+	/* The child opens it by name and posts; the parent's wait returns. */
+	pid = fork_checked();
+	if (pid == 0) {
+		sem_t *c;
+
+		child_bound(10);
+		c = sem_open(name, 0);
+		if (c == SEM_FAILED)
+			_exit(2);
+		usleep(50000);
+		if (sem_post(c) != 0)
+			_exit(3);
+		_exit(sem_close(c) == 0 ? 0 : 4);
+	}
+	if (do_wait(s, OP_TIMED, 10000) != 0) {
+		int e = errno;
+
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		sem_unlink(name);
+		ck_abort_msg("waiting for the child's post: %s", strerror(e));
+	}
+	wait_child(pid, 10, "child posting by name");
+	ck_assert_int_eq(val(s), 0);
+
+	/* The child waits by name; the parent posts. */
+	pid = fork_checked();
+	if (pid == 0) {
+		sem_t *c;
+
+		child_bound(10);
+		c = sem_open(name, 0);
+		if (c == SEM_FAILED)
+			_exit(2);
+		_exit(sem_wait(c) == 0 ? 0 : 3);
+	}
+	usleep(100000);
+	ck_assert_int_eq(sem_post(s), 0);
+	wait_child(pid, 10, "child waiting by name");
+	ck_assert_int_eq(val(s), 0);
+
+	/* The mapping is inherited across fork too. */
+	pid = fork_checked();
+	if (pid == 0) {
+		child_bound(10);
+		_exit(sem_post(s) == 0 ? 0 : 2);
+	}
+	wait_child(pid, 10, "child posting through the inherited handle");
+	ck_assert_int_eq(val(s), 1);
+	ck_assert_int_eq(sem_trywait(s), 0);
+	assert_no_waiters(s);
+
+	ck_assert_int_eq(sem_unlink(name), 0);
+	ck_assert_int_eq(sem_close(s), 0);
+}
+END_TEST
+
+/* ==== 9. a plain-glibc peer process (tests/sem_peer) ==== */
+enum { PEER_ROUNDS = 2000 };
+
+static void peer_path(char *buf, size_t n)
+{
+	const char *d = getenv("FTHR_BUILDDIR");
+
+	if (d && *d)
+		snprintf(buf, n, "%s/tests/sem_peer", d);
+	else
+		snprintf(buf, n, "./tests/sem_peer");
+}
+
+static void require_peer(void)
+{
+	char path[PATH_MAX];
+
+	peer_path(path, sizeof(path));
+	ck_assert_msg(access(path, X_OK) == 0,
+		      "the plain-glibc peer %s is missing (%s): build tests/sem_peer "
+		      "and set FTHR_BUILDDIR to the build directory", path,
+		      strerror(errno));
+}
+
+static pid_t spawn_peer(const char *mode, const char *arg)
+{
+	char path[PATH_MAX], rounds[16];
+	char *argv[5];
+	pid_t pid;
+
+	peer_path(path, sizeof(path));
+	snprintf(rounds, sizeof(rounds), "%d", PEER_ROUNDS);
+	argv[0] = path;
+	argv[1] = (char *)mode;
+	argv[2] = (char *)arg;
+	argv[3] = rounds;
+	argv[4] = NULL;
+	pid = fork_checked();
+	if (pid == 0) {
+		/* single-threaded here: the peer runs glibc, not fthr */
+		unsetenv("LD_PRELOAD");
+		execv(path, argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+static void play_ping(sem_t *ping, sem_t *pong, pid_t peer)
+{
+	long i;
+
+	for (i = 0; i < PEER_ROUNDS; i++) {
+		if (sem_post(ping) != 0) {
+			int e = errno;
+
+			kill(peer, SIGKILL);
+			waitpid(peer, NULL, 0);
+			ck_abort_msg("round %ld: post ping: %s", i, strerror(e));
+		}
+		parent_wait(pong, peer, "pong from the glibc peer", i);
+	}
+	wait_child(peer, 10, "sem_peer");
+	ck_assert_int_eq(val(ping), 0);
+	ck_assert_int_eq(val(pong), 0);
+	assert_no_waiters(ping);
+	assert_no_waiters(pong);
+}
+
+START_TEST(interop_named_with_glibc_peer)
+{
+	char base[64], pn[80], qn[80];
+	sem_t *ping, *pong;
+	pid_t pid;
+
+	require_peer();
+	snprintf(base, sizeof(base), "/fthr_t_sem_%d_%d_interop", runner_pid,
+		 (int)getpid());
+	snprintf(pn, sizeof(pn), "%s.ping", base);
+	snprintf(qn, sizeof(qn), "%s.pong", base);
+	ping = sem_open(pn, O_CREAT | O_EXCL, 0600, 0);
+	ck_assert_msg(ping != SEM_FAILED, "sem_open(%s): %s", pn, strerror(errno));
+	pong = sem_open(qn, O_CREAT | O_EXCL, 0600, 0);
+	if (pong == SEM_FAILED) {
+		sem_unlink(pn);
+		ck_abort_msg("sem_open(%s): %s", qn, strerror(errno));
+	}
+	pid = spawn_peer("named", base);
+	play_ping(ping, pong, pid);
+	ck_assert_int_eq(sem_unlink(pn), 0);
+	ck_assert_int_eq(sem_unlink(qn), 0);
+	ck_assert_int_eq(sem_close(ping), 0);
+	ck_assert_int_eq(sem_close(pong), 0);
+}
+END_TEST
+
+START_TEST(interop_pshared_with_glibc_peer)
+{
+	char path[PATH_MAX], arg[PATH_MAX];
+	size_t len = 2 * sizeof(sem_t);
+	sem_t *sems;
+	pid_t pid;
+	int fd;
+
+	/* _i: 0 the peer opens the file by path, 1 it inherits the fd */
+	require_peer();
+	snprintf(path, sizeof(path), "/dev/shm/fthr_t_sem_%d_%d.shm", runner_pid,
+		 (int)getpid());
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
+	ck_assert_msg(fd >= 0, "open %s: %s", path, strerror(errno));
+	if (_i == 1)
+		unlink(path);
+	if (ftruncate(fd, (off_t)len) != 0) {
+		unlink(path);
+		ck_abort_msg("ftruncate: %s", strerror(errno));
+	}
+	sems = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (sems == MAP_FAILED) {
+		unlink(path);
+		ck_abort_msg("mmap: %s", strerror(errno));
+	}
+	ck_assert_int_eq(sem_init(&sems[0], 1, 0), 0);
+	ck_assert_int_eq(sem_init(&sems[1], 1, 0), 0);
+	if (_i == 1) {
+		snprintf(arg, sizeof(arg), "%d", fd);
+	} else {
+		snprintf(arg, sizeof(arg), "%s", path);
+		close(fd);
+	}
+	pid = spawn_peer("shm", arg);
+	if (_i == 1)
+		close(fd);
+	play_ping(&sems[0], &sems[1], pid);
+	if (_i == 0)
+		ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(sem_destroy(&sems[0]), 0);
+	ck_assert_int_eq(sem_destroy(&sems[1]), 0);
+	munmap(sems, len);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("sem");
+	TCase *tc;
+
+	tc = harness_tcase(s, "values", 10);
+	tcase_add_unchecked_fixture(tc, leftovers_setup, leftovers_teardown);
+	tcase_add_test(tc, init_value_trywait_post);
+	tcase_add_test(tc, init_rejects_value_above_max);
+	tcase_add_test(tc, post_at_max_overflows);
+	tcase_add_test(tc, destroy_unused);
+#ifdef GLIBC_SEM_LAYOUT
+	tcase_add_test(tc, glibc_word_layout);
+#endif
+	tc = harness_tcase(s, "contention", 60);
+	tcase_add_loop_test(tc, counting_producers_consumers, 0, NOPS + 1);
+	tcase_add_loop_test(tc, post_wakes_one_waiter_each, 0, NOPS);
+	tcase_add_loop_test(tc, pingpong_threads, OP_WAIT, OP_CLOCK_RT + 1);
+	tc = harness_tcase(s, "timed", 10);
+	tcase_add_loop_test(tc, timeout_on_its_clock, 0, 3);
+	tcase_add_test(tc, past_deadline_at_once);
+	tcase_add_test(tc, timed_bad_input);
+	tcase_add_test(tc, timed_on_positive_ignores_deadline);
+	tcase_add_loop_test(tc, timed_wait_woken_by_post, OP_TIMED, OP_CLOCK_RT + 1);
+	tc = harness_tcase(s, "signals", 10);
+	tcase_add_loop_test(tc, eintr_without_sa_restart, OP_WAIT, OP_CLOCK_RT + 1);
+	tcase_add_test(tc, post_from_handler_wakes_waiter);
+	tcase_add_test(tc, post_in_handler_reenters);
+	tc = harness_tcase(s, "cancel", 10);
+	tcase_add_loop_test(tc, cancel_blocked_waiter, 0, 3);
+	tcase_add_test(tc, cancel_all_blocked_waiters);
+	/* sem_wait and sem_timedwait only: glibc 2.36's sem_clockwait takes
+	 * a free token without acting on a pending cancellation. */
+	tcase_add_loop_test(tc, cancel_pending_on_positive_semaphore, OP_WAIT,
+			    OP_TIMED + 1);
+	tc = harness_tcase(s, "pshared", 30);
+	tcase_add_test(tc, pshared_child_waits_parent_posts);
+	tcase_add_loop_test(tc, pshared_pingpong, OP_WAIT, OP_CLOCK + 1);
+	tcase_add_test(tc, pshared_as_lock);
+	tc = harness_tcase(s, "named", 20);
+	tcase_add_unchecked_fixture(tc, leftovers_setup, leftovers_teardown);
+	tcase_add_test(tc, named_open_share_close_unlink);
+	tcase_add_test(tc, named_errors);
+	tcase_add_test(tc, named_across_fork);
+	tc = harness_tcase(s, "interop", 30);
+	tcase_add_unchecked_fixture(tc, leftovers_setup, leftovers_teardown);
+	tcase_add_test(tc, interop_named_with_glibc_peer);
+	tcase_add_loop_test(tc, interop_pshared_with_glibc_peer, 0, 2);
+	return harness_main(s);
+}
