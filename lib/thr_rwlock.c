@@ -5,8 +5,10 @@
  *   state    bit 31 WRITER (write-locked), bit 30 WR_WAIT (writers sleep),
  *            bit 29 RD_WAIT (readers sleep), bits 0-28 readers holding
  *   lock     a low-level lock (lll.h) over the sleeping bookkeeping below
- *   rseq     futex word readers sleep on; wseq, the one writers sleep on
+ *   rseq     pshared: futex word readers sleep on; wseq, the writers' one
  *   rwait, wwait   sleeping readers and writers (under lock)
+ *   queue    private: the sleepers, one node each on its own stack (prio,
+ *            reader or writer, and 'handed', the futex word it sleeps on)
  *   writer   tid of the write owner; shared: pshared; flags: the kind
  *
  *   rdlock   CAS readers + 1 while not WRITER and -- for the writer-
@@ -14,23 +16,33 @@
  *            holds a read lock (its TLS record counts them): a recursive
  *            read never waits behind a writer that waits behind it.
  *   wrlock   CAS to WRITER while no WRITER and no readers.
- *   sleep    under lock: rwait/wwait += 1, set RD_WAIT/WR_WAIT; then loop
- *            { try (an unlock the try misses saw the bit); s = rseq/wseq;
- *            drop lock; futex_wait(rseq/wseq, s); take lock }; count down
- *            (clear the bit at 0) only when leaving, so a waking writer
- *            keeps holding readers off while it retries.
+ *   sleep    under lock: rwait/wwait += 1, set RD_WAIT/WR_WAIT (private: and
+ *            queue the node); then loop { try (an unlock the try misses saw
+ *            the bit); pshared: s = rseq/wseq, drop lock, futex_wait(rseq/
+ *            wseq, s); private: drop lock, futex_wait(node.handed, 0);
+ *            take lock }; count down (clear the bit at 0) and dequeue only
+ *            when leaving, so a waking writer keeps readers off meanwhile.
  *   unlock   CAS the hold away; if that left the lock free with a WAIT bit
- *            set, wake under lock: a writer (wseq += 1, wake 1) if one sleeps
- *            and the kind prefers writers or no reader sleeps; otherwise all
- *            readers (rseq += 1, wake all).
- * A sleeper read its seq under the lock the waker bumps it under, so the
- * wake cannot slip between the check and the futex_wait. A sleeper that
- * gives up (timeout) while the lock is free repeats the wake decision, so a
- * wake-up meant for it passes on.
+ *            set, wake under lock.
+ *            private: hand over in priority order (SCHED_FIFO/RR priority,
+ *            0 for other policies): the first highest-priority writer if
+ *            none of the readers is above it (ties go to the writer when
+ *            the kind prefers writers or the priority is real-time);
+ *            otherwise every reader that outranks the best writer. A
+ *            handed reader may read past waiting writers.
+ *            pshared: a writer (wseq += 1, wake 1) if one sleeps and the
+ *            kind prefers writers or no reader sleeps; otherwise all readers
+ *            (rseq += 1, wake all). The kernel wakes in priority order within
+ *            each class.
+ * A sleeper reads its seq or clears 'handed' under the lock the waker
+ * changes them under, so a wake cannot slip between the check and the
+ * futex_wait. A sleeper that gives up (timeout) while the lock is free
+ * repeats the wake decision, so a wake-up meant for it passes on.
  */
 #include "config.h"
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include "lll.h"
 #include "self.h"
 
@@ -43,7 +55,8 @@ struct rwlock {
 	int wwait;
 	int writer;	/* offset 24, glibc's __cur_writer */
 	int shared;	/* offset 28, glibc's __shared */
-	char pad[16];
+	struct waiter *queue;
+	char pad[8];
 	unsigned flags;	/* offset 48, glibc's __flags */
 };
 _Static_assert(sizeof(struct rwlock) <= sizeof(pthread_rwlock_t), "rwlock fits");
@@ -51,6 +64,14 @@ _Static_assert(__builtin_offsetof(struct rwlock, flags) ==
 	       __builtin_offsetof(pthread_rwlock_t, __data.__flags), "__flags at 48");
 _Static_assert(__builtin_offsetof(struct rwlock, shared) ==
 	       __builtin_offsetof(pthread_rwlock_t, __data.__shared), "__shared");
+
+/* A sleeping thread (private rwlocks queue these, on the sleepers' stacks). */
+struct waiter {
+	struct waiter *next;
+	int prio;
+	bool writer;
+	volatile int handed; /* the futex word: 1 once chosen by an unlock */
+};
 
 #define WRITER ((int)0x80000000u)
 #define WR_WAIT 0x40000000
@@ -67,15 +88,16 @@ static inline bool prefers_writers(const struct rwlock *l)
 	return l->flags != PTHREAD_RWLOCK_PREFER_READER_NP;
 }
 
-/* One attempt at a read lock. */
-static inline int try_read(struct rwlock *l)
+/* One attempt at a read lock; 'handed': an unlock chose this reader. */
+static inline int try_read_as(struct rwlock *l, bool handed)
 {
 	int s = a_load_relaxed(&l->state);
 
 	for (;;) {
 		if (s & WRITER)
 			return EBUSY;
-		if ((s & WR_WAIT) && prefers_writers(l) && fthr_self_rec.rdlocks == 0)
+		if ((s & WR_WAIT) && prefers_writers(l) && !handed &&
+		    fthr_self_rec.rdlocks == 0)
 			return EBUSY;
 		if ((s & READERS) == READERS)
 			return EAGAIN;
@@ -85,6 +107,11 @@ static inline int try_read(struct rwlock *l)
 			return 0;
 		}
 	}
+}
+
+static inline int try_read(struct rwlock *l)
+{
+	return try_read_as(l, false);
 }
 
 /* One attempt at the write lock. */
@@ -101,46 +128,113 @@ static inline int try_write(struct rwlock *l)
 	return EBUSY;
 }
 
-/* Under l->lock, with the lock free of holders: wake whom the kind says. */
+static void hand(struct waiter *w)
+{
+	w->handed = 1;
+	fthr_futex_wake(&w->handed, 1, false);
+}
+
+/* Private: priority order, see the head comment. */
+static void wake_queued(struct rwlock *l)
+{
+	struct waiter *w, *bw = NULL;
+	int rmax = -1;
+	bool tie_to_writer;
+
+	for (w = l->queue; w; w = w->next)
+		if (w->writer) {
+			if (!bw || w->prio > bw->prio)
+				bw = w;
+		} else if (w->prio > rmax) {
+			rmax = w->prio;
+		}
+	tie_to_writer = bw && (prefers_writers(l) || bw->prio > 0);
+	if (bw && (bw->prio > rmax || (bw->prio == rmax && tie_to_writer))) {
+		hand(bw);
+		return;
+	}
+	for (w = l->queue; w; w = w->next)
+		if (!w->writer && (!bw || w->prio > bw->prio ||
+				   (w->prio == bw->prio && !tie_to_writer)))
+			hand(w);
+}
+
+/* Under l->lock, with the lock free of holders: wake whom the rules say. */
 static void wake_locked(struct rwlock *l)
 {
 	int s = a_load_relaxed(&l->state);
 
 	if (s & (WRITER | READERS))
 		return;
-	if (l->wwait && (prefers_writers(l) || !l->rwait)) {
+	if (!l->shared) {
+		wake_queued(l);
+	} else if (l->wwait && (prefers_writers(l) || !l->rwait)) {
 		__atomic_fetch_add(&l->wseq, 1, __ATOMIC_RELEASE);
-		fthr_futex_wake(&l->wseq, 1, l->shared);
+		fthr_futex_wake(&l->wseq, 1, true);
 	} else if (l->rwait) {
 		__atomic_fetch_add(&l->rseq, 1, __ATOMIC_RELEASE);
-		fthr_futex_wake(&l->rseq, INT_MAX, l->shared);
+		fthr_futex_wake(&l->rseq, INT_MAX, true);
 	}
+}
+
+/* The caller's real-time priority, 0 for the other policies. */
+static int sched_prio(void)
+{
+	struct sched_param sp;
+	int policy;
+
+	if (pthread_getschedparam(pthread_self(), &policy, &sp) != 0)
+		return 0;
+	return (policy == SCHED_FIFO || policy == SCHED_RR) ? sp.sched_priority : 0;
 }
 
 static int rw_sleep_loop(struct rwlock *l, bool writer, clockid_t clk,
 			 const struct timespec *abstime, bool timed)
 {
-	int (*attempt)(struct rwlock *) = writer ? try_write : try_read;
+	struct waiter self = { .writer = writer };
 	volatile int *seqw = writer ? &l->wseq : &l->rseq;
 	int *count = writer ? &l->wwait : &l->rwait;
 	int bit = writer ? WR_WAIT : RD_WAIT;
-	bool timed_out = false;
+	bool shared = l->shared, timed_out = false;
+	struct waiter **pp;
 	int r, seq;
 
 	if (timed && (r = fthr_abstime_check(abstime)) != 0)
 		return r;
-	fthr_lll_lock(&l->lock, l->shared);
+	if (!shared)
+		self.prio = sched_prio();
+	fthr_lll_lock(&l->lock, shared);
 	/* Mark first, then look: an unlock the look misses sees the mark and
 	 * wakes us (it needs the lock we hold to do so). The mark stays until
 	 * we leave, so a writer keeps readers out while it retries. */
 	(*count)++;
 	__atomic_fetch_or(&l->state, bit, __ATOMIC_SEQ_CST);
-	while ((r = attempt(l)) == EBUSY && !timed_out) {
-		seq = a_load_relaxed(seqw);
-		fthr_lll_unlock(&l->lock, l->shared);
-		timed_out = fthr_futex_wait(seqw, seq, l->shared, clk,
-					    timed ? abstime : NULL) == ETIMEDOUT;
-		fthr_lll_lock(&l->lock, l->shared);
+	if (!shared) {
+		for (pp = &l->queue; *pp; pp = &(*pp)->next)
+			;
+		*pp = &self;
+	}
+	while ((r = writer ? try_write(l) : try_read_as(l, self.handed)) == EBUSY &&
+	       !timed_out) {
+		const struct timespec *dl = timed ? abstime : NULL;
+
+		if (shared) {
+			seq = a_load_relaxed(seqw);
+			fthr_lll_unlock(&l->lock, shared);
+			timed_out = fthr_futex_wait(seqw, seq, true, clk, dl) == ETIMEDOUT;
+		} else {
+			self.handed = 0;
+			fthr_lll_unlock(&l->lock, shared);
+			while (!self.handed && !timed_out)
+				timed_out = fthr_futex_wait(&self.handed, 0, false, clk,
+							    dl) == ETIMEDOUT;
+		}
+		fthr_lll_lock(&l->lock, shared);
+	}
+	if (!shared) {
+		for (pp = &l->queue; *pp != &self; pp = &(*pp)->next)
+			;
+		*pp = self.next;
 	}
 	if (--(*count) == 0)
 		__atomic_fetch_and(&l->state, ~bit, __ATOMIC_RELAXED);
@@ -149,7 +243,7 @@ static int rw_sleep_loop(struct rwlock *l, bool writer, clockid_t clk,
 		wake_locked(l);
 		r = ETIMEDOUT;
 	}
-	fthr_lll_unlock(&l->lock, l->shared);
+	fthr_lll_unlock(&l->lock, shared);
 	return r;
 }
 

@@ -45,7 +45,9 @@ static inline bool sem_shared(const struct sem *s)
 	return s->private != 0;
 }
 
-static inline int fail(int e)
+/* Out of line: errno is the host's (a call out of the library), and only
+ * error paths set it. */
+static FTHR_COLD int fail(int e)
 {
 	errno = e;
 	return -1;

@@ -8,6 +8,9 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdbool.h>
 #include "harness.h"
 
 #define LOAD(p) __atomic_load_n((p), __ATOMIC_SEQ_CST)
@@ -1101,6 +1104,77 @@ START_TEST(destroy_unlocked)
 }
 END_TEST
 
+
+/* ---- SCHED_FIFO waiters: the lock goes over in priority order, writers
+ * first among equals. Everything runs on one cpu so that the scheduler
+ * runs strictly by priority; the main thread outranks every waiter, so all
+ * of them are asleep on the lock before it lets go. ---- */
+struct prio_waiter {
+	int prio;
+	bool writer;
+	char name;
+};
+static pthread_rwlock_t prl;
+static char prio_order[16];
+static int prio_n;
+
+static void *prio_waiter_main(void *arg)
+{
+	struct prio_waiter *w = arg;
+	int r = w->writer ? pthread_rwlock_wrlock(&prl) : pthread_rwlock_rdlock(&prl);
+
+	if (r != 0)
+		return (void *)1;
+	prio_order[__atomic_fetch_add(&prio_n, 1, __ATOMIC_RELAXED)] = w->name;
+	return (void *)(long)pthread_rwlock_unlock(&prl);
+}
+
+START_TEST(fifo_priority_handover)
+{
+	static struct prio_waiter ws[] = {
+		{ 10, true, 'a' },  /* writer 10 */
+		{ 30, false, 'B' }, /* reader 30 */
+		{ 20, true, 'c' },  /* writer 20 */
+		{ 5, false, 'D' },  /* reader 5 */
+		{ 30, true, 'e' },  /* writer 30: ties with B, writers first */
+	};
+	const char *expect = "eBcaD";
+	enum { N = sizeof(ws) / sizeof(ws[0]) };
+	struct sched_param sp = { .sched_priority = 50 };
+	pthread_t t[N];
+	pthread_attr_t a;
+	cpu_set_t one;
+	int i;
+
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu() < 0 ? 0 : sched_getcpu(), &one);
+	ck_assert_int_eq(pthread_setaffinity_np(pthread_self(), sizeof(one), &one), 0);
+	if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) != 0) {
+		fprintf(stderr, "fifo_priority_handover: SKIPPED, no real-time priority "
+				"here (sched_setscheduler(SCHED_FIFO) refused)\n");
+		return;
+	}
+	ck_assert_int_eq(pthread_rwlock_init(&prl, NULL), 0);
+	ck_assert_int_eq(pthread_rwlock_wrlock(&prl), 0);
+	pthread_attr_init(&a);
+	pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&a, SCHED_FIFO);
+	pthread_attr_setaffinity_np(&a, sizeof(one), &one);
+	for (i = 0; i < N; i++) {
+		sp.sched_priority = ws[i].prio;
+		pthread_attr_setschedparam(&a, &sp);
+		ck_assert_int_eq(pthread_create(&t[i], &a, prio_waiter_main, &ws[i]), 0);
+	}
+	usleep(100000); /* we sleep: the waiters run, in turn, and block */
+	ck_assert_int_eq(prio_n, 0);
+	ck_assert_int_eq(pthread_rwlock_unlock(&prl), 0);
+	for (i = 0; i < N; i++)
+		ck_assert_ptr_null(harness_join(t[i], 10));
+	prio_order[prio_n] = 0;
+	ck_assert_str_eq(prio_order, expect);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("rwlock");
@@ -1135,5 +1209,7 @@ int main(void)
 	tcase_add_loop_test(tc, pshared_across_fork, 0, 2);
 	tc = harness_tcase(s, "lifecycle", 10);
 	tcase_add_test(tc, destroy_unlocked);
+	tc = harness_tcase(s, "priority", 20);
+	tcase_add_test(tc, fifo_priority_handover);
 	return harness_main(s);
 }

@@ -804,7 +804,7 @@ START_TEST(cancel_blocked_waiter)
 	usleep(50000);
 	ck_assert_int_eq(ndone(w, 3), 0);
 	ck_assert_int_eq(pthread_cancel(t[victim]), 0);
-	ck_assert_ptr_eq(harness_join(t[victim], 10), PTHREAD_CANCELED);
+	ck_assert_ptr_eq(harness_join(t[victim], 5), PTHREAD_CANCELED);
 	ck_assert_int_eq(w[victim].done, 0);
 	ck_assert_int_eq(val(&s), 0);
 	usleep(20000);
@@ -850,7 +850,7 @@ START_TEST(cancel_all_blocked_waiters)
 	for (i = 0; i < 6; i++)
 		ck_assert_int_eq(pthread_cancel(t[i]), 0);
 	for (i = 0; i < 6; i++)
-		ck_assert_ptr_eq(harness_join(t[i], 10), PTHREAD_CANCELED);
+		ck_assert_ptr_eq(harness_join(t[i], 5), PTHREAD_CANCELED);
 	ck_assert_int_eq(val(&s), 0);
 	assert_no_waiters(&s);
 	ck_assert_int_eq(sem_post(&s), 0);
@@ -901,7 +901,7 @@ START_TEST(cancel_pending_on_positive_semaphore)
 	}
 	ck_assert_int_eq(pthread_cancel(t), 0);
 	__atomic_store_n(&pend_go, 1, __ATOMIC_RELEASE);
-	ck_assert_ptr_eq(harness_join(t, 10), PTHREAD_CANCELED);
+	ck_assert_ptr_eq(harness_join(t, 5), PTHREAD_CANCELED);
 	ck_assert_int_eq(val(&ps), 1);
 	assert_no_waiters(&ps);
 }
@@ -1150,9 +1150,10 @@ START_TEST(named_open_share_close_unlink)
 	ck_assert_int_eq(st.st_mode & 0777, 0600);
 	ck_assert_int_eq(val(s1), 3);
 
-	/* Opened again: the same semaphore. */
+	/* Opened again: the same semaphore, at the same address (POSIX). */
 	s2 = sem_open(name, 0);
 	ck_assert_msg(s2 != SEM_FAILED, "reopen: %s", strerror(errno));
+	ck_assert_ptr_eq(s2, s1);
 	ck_assert_int_eq(val(s2), 3);
 	ck_assert_int_eq(sem_trywait(s2), 0);
 	ck_assert_int_eq(val(s1), 2);
@@ -1162,6 +1163,7 @@ START_TEST(named_open_share_close_unlink)
 	/* O_CREAT without O_EXCL on an existing name: opens it, value kept. */
 	s3 = sem_open(name, O_CREAT, 0600, 7);
 	ck_assert_msg(s3 != SEM_FAILED, "O_CREAT reopen: %s", strerror(errno));
+	ck_assert_ptr_eq(s3, s1);
 	ck_assert_int_eq(val(s3), 4);
 	ASSERT_OPEN_FAILS(sem_open(name, O_CREAT | O_EXCL, 0600, 1), EEXIST);
 
@@ -1175,18 +1177,23 @@ START_TEST(named_open_share_close_unlink)
 	ck_assert_int_ne(shm_stat(name, &st), 0);
 	ASSERT_OPEN_FAILS(sem_open(name, 0), ENOENT);
 	ASSERT_FAILS(sem_unlink(name), ENOENT);
-	/* An open semaphore survives its name. */
+	/* An open semaphore survives its name... */
 	ck_assert_int_eq(sem_post(s1), 0);
 	ck_assert_int_eq(val(s1), 4);
-	ck_assert_int_eq(sem_trywait(s1), 0);
-	ck_assert_int_eq(sem_close(s1), 0);
 
-	/* The name can be created afresh. */
-	s1 = sem_open(name, O_CREAT | O_EXCL, 0600, 0);
-	ck_assert_msg(s1 != SEM_FAILED, "recreate: %s", strerror(errno));
+	/* ...and the name can be given to a new, distinct semaphore. */
+	s2 = sem_open(name, O_CREAT | O_EXCL, 0600, 9);
+	ck_assert_msg(s2 != SEM_FAILED, "recreate: %s", strerror(errno));
 	ck_assert_int_eq(sem_unlink(name), 0);
-	ck_assert_int_eq(val(s1), 0);
-	ASSERT_FAILS(sem_trywait(s1), EAGAIN);
+	ck_assert_ptr_ne(s2, s1);
+	ck_assert_int_eq(val(s2), 9);
+	ck_assert_int_eq(val(s1), 4);
+	ck_assert_int_eq(sem_trywait(s2), 0);
+	ck_assert_int_eq(val(s2), 8);
+	ck_assert_int_eq(val(s1), 4);
+	ck_assert_int_eq(sem_close(s2), 0);
+	ck_assert_int_eq(sem_trywait(s1), 0);
+	ck_assert_int_eq(val(s1), 3);
 	ck_assert_int_eq(sem_close(s1), 0);
 }
 END_TEST
