@@ -1,6 +1,7 @@
 /* lib/host.c: see host.h. */
 #include "config.h"
 #include <dlfcn.h>
+#include "futex.h"
 #include "host.h"
 
 struct fthr_host fthr_host;
@@ -32,4 +33,19 @@ bool fthr_host_resolve(void)
 __attribute__((constructor)) static void fthr_host_init(void)
 {
 	fthr_host_resolve();
+}
+
+int fthr_futex_wait_cancelable(volatile int *addr, int expect, bool shared,
+			       clockid_t clk, const struct timespec *abstime,
+			       void (*cleanup)(void *), void *arg)
+{
+	struct _pthread_cleanup_buffer buf;
+	int r, oldtype;
+
+	_pthread_cleanup_push(&buf, cleanup, arg);
+	pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &oldtype);
+	r = fthr_futex_wait(addr, expect, shared, clk, abstime);
+	pthread_setcanceltype(oldtype, NULL);
+	_pthread_cleanup_pop(&buf, 0);
+	return r;
 }

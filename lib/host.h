@@ -7,7 +7,25 @@
 #ifndef FTHR_HOST_H
 #define FTHR_HOST_H
 
+#include <time.h>
 #include "fthr_impl.h"
+
+/* libc's old-style cleanup registration (exported by glibc, declared in no
+ * header): the handlers it registers run when the thread is cancelled and
+ * when longjmp leaves their frame. */
+extern void _pthread_cleanup_push(struct _pthread_cleanup_buffer *buf,
+				  void (*routine)(void *), void *arg);
+extern void _pthread_cleanup_pop(struct _pthread_cleanup_buffer *buf,
+				 int execute);
+
+/* fthr_futex_wait as a cancellation point, cancellation staying the host's:
+ * the cancel type is asynchronous only around the wait, and cleanup(arg)
+ * runs if the thread is cancelled there (before the caller's own cleanup
+ * handlers). */
+FTHR_HIDDEN int fthr_futex_wait_cancelable(volatile int *addr, int expect,
+					   bool shared, clockid_t clk,
+					   const struct timespec *abstime,
+					   void (*cleanup)(void *), void *arg);
 
 struct fthr_host {
 	int (*key_create)(pthread_key_t *, void (*)(void *));

@@ -8,19 +8,7 @@
 #include <errno.h>
 #include <threads.h>
 #include "mutex.h"
-
-FTHR_HIDDEN int fthr_once(pthread_once_t *once, void (*init)(void));
-FTHR_HIDDEN int fthr_cond_init(pthread_cond_t *c, const pthread_condattr_t *a);
-FTHR_HIDDEN int fthr_cond_destroy(pthread_cond_t *c);
-FTHR_HIDDEN int fthr_cond_wait(pthread_cond_t *c, pthread_mutex_t *m);
-FTHR_HIDDEN int fthr_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
-				    const struct timespec *t);
-FTHR_HIDDEN int fthr_cond_signal(pthread_cond_t *c);
-FTHR_HIDDEN int fthr_cond_broadcast(pthread_cond_t *c);
-FTHR_HIDDEN int fthr_key_create(pthread_key_t *k, void (*dtor)(void *));
-FTHR_HIDDEN int fthr_key_delete(pthread_key_t k);
-FTHR_HIDDEN void *fthr_getspecific(pthread_key_t k);
-FTHR_HIDDEN int fthr_setspecific(pthread_key_t k, const void *v);
+#include "objects.h"
 
 _Static_assert(sizeof(mtx_t) == sizeof(pthread_mutex_t), "mtx_t is a mutex");
 _Static_assert(sizeof(cnd_t) == sizeof(pthread_cond_t), "cnd_t is a cond");

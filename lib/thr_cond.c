@@ -33,8 +33,10 @@
  * passes on a wake-up it may have consumed (one futex_wake).
  */
 #include "config.h"
+#include "objects.h"
 #include <limits.h>
 #include "drain.h"
+#include "host.h"
 #include "mutex.h"
 
 struct cond {
@@ -50,10 +52,6 @@ _Static_assert(_Alignof(struct cond) <= _Alignof(pthread_cond_t), "cond aligned"
 #define CF_SHARED 1
 #define CF_CLOCK_SHIFT 1
 
-extern void _pthread_cleanup_push(struct _pthread_cleanup_buffer *buf,
-				  void (*routine)(void *), void *arg);
-extern void _pthread_cleanup_pop(struct _pthread_cleanup_buffer *buf,
-				 int execute);
 
 static inline struct cond *C(pthread_cond_t *c)
 {
@@ -81,9 +79,8 @@ static int cond_wait(pthread_cond_t *cv, pthread_mutex_t *m, clockid_t clk,
 {
 	struct cond *c = C(cv);
 	struct wait_ctx w = { .c = c, .m = m };
-	struct _pthread_cleanup_buffer buf;
 	bool shared = c->flags & CF_SHARED;
-	int seq, r, oldtype;
+	int seq, r;
 
 	if (abstime && (r = fthr_abstime_check(abstime)) != 0)
 		return r;
@@ -96,11 +93,8 @@ static int cond_wait(pthread_cond_t *cv, pthread_mutex_t *m, clockid_t clk,
 		fthr_drain_leave(&c->waiters, shared);
 		return r;
 	}
-	_pthread_cleanup_push(&buf, cond_cancelled, &w);
-	pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &oldtype);
-	r = fthr_futex_wait(&c->seq, seq, shared, clk, abstime);
-	pthread_setcanceltype(oldtype, NULL);
-	_pthread_cleanup_pop(&buf, 0);
+	r = fthr_futex_wait_cancelable(&c->seq, seq, shared, clk, abstime,
+				       cond_cancelled, &w);
 	if (r == ETIMEDOUT && a_load_relaxed(&c->seq) != seq)
 		r = 0;
 	fthr_drain_leave(&c->waiters, shared);

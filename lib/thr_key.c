@@ -17,6 +17,7 @@
 #include <limits.h>
 #include <sys/mman.h>
 #include "host.h"
+#include "objects.h"
 #include "self.h"
 
 struct key {
@@ -31,7 +32,6 @@ static pthread_key_t exit_hook_key;
 static pthread_once_t exit_hook_once = PTHREAD_ONCE_INIT;
 static bool exit_hook_ok;
 
-FTHR_HIDDEN int fthr_once(pthread_once_t *once, void (*init)(void));
 static void fthr_tsd_exit(void *unused);
 
 static inline bool in_use(unsigned seq)
@@ -68,8 +68,11 @@ static FTHR_NOINLINE int tsd_prepare(pthread_key_t k)
 	/* mmap, not malloc: a malloc that keeps its own state in keys must not
 	 * recurse into itself through here. */
 	if (k >= FTHR_TSD_INLINE && !self->tsd_more) {
+		int saved = errno; /* pthread calls leave errno alone */
 		void *p = mmap(NULL, TSD_MORE_SIZE, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		errno = saved;
 		if (p == MAP_FAILED)
 			return ENOMEM;
 		self->tsd_more = p;

@@ -18,19 +18,15 @@
  *            woken caller wins the CAS and runs init again.
  */
 #include "config.h"
+#include "objects.h"
 #include <limits.h>
 #include "futex.h"
+#include "host.h"
 #include "self.h"
 
 #define ONCE_INPROGRESS 1
 #define ONCE_DONE 2
 
-/* libc's old-style cleanup registration (exported by glibc, declared in no
- * header): the handlers it registers run on cancellation and on longjmp. */
-extern void _pthread_cleanup_push(struct _pthread_cleanup_buffer *buf,
-				  void (*routine)(void *), void *arg);
-extern void _pthread_cleanup_pop(struct _pthread_cleanup_buffer *buf,
-				 int execute);
 
 static void once_abandoned(void *arg)
 {

@@ -23,12 +23,9 @@
 #include <errno.h>
 #include <limits.h>
 #include "futex.h"
+#include "host.h"
 #include "sem.h"
 
-extern void _pthread_cleanup_push(struct _pthread_cleanup_buffer *buf,
-				  void (*routine)(void *), void *arg);
-extern void _pthread_cleanup_pop(struct _pthread_cleanup_buffer *buf,
-				 int execute);
 
 static inline struct sem *S(sem_t *s)
 {
@@ -107,20 +104,16 @@ static void sem_cancelled(void *arg)
 static FTHR_NOINLINE int sem_wait_slow(struct sem *s, clockid_t clk,
 				       const struct timespec *abstime, bool timed)
 {
-	struct _pthread_cleanup_buffer buf;
 	uint64_t d;
-	int err = 0, oldtype;
+	int err = 0;
 
 	if (timed && (err = fthr_abstime_check(abstime)) != 0)
 		return fail(err);
 	d = __atomic_fetch_add(&s->data, 1ull << SEM_NWAITERS_SHIFT, __ATOMIC_RELAXED);
 	for (;;) {
 		if ((d & SEM_VALUE_MASK) == 0) {
-			_pthread_cleanup_push(&buf, sem_cancelled, s);
-			pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &oldtype);
-			err = fthr_futex_wait(value_word(s), 0, sem_shared(s), clk, abstime);
-			pthread_setcanceltype(oldtype, NULL);
-			_pthread_cleanup_pop(&buf, 0);
+			err = fthr_futex_wait_cancelable(value_word(s), 0, sem_shared(s),
+							 clk, abstime, sem_cancelled, s);
 			if (err == ETIMEDOUT || err == EINTR) {
 				__atomic_fetch_sub(&s->data, 1ull << SEM_NWAITERS_SHIFT,
 						   __ATOMIC_RELAXED);

@@ -130,7 +130,7 @@ FTHR_HIDDEN sem_t *fthr_sem_open(const char *name, int oflag, ...)
 	mode_t mode = 0;
 	unsigned value = 0;
 	sem_t *sem;
-	int fd = -1;
+	int fd = -1, saved = errno;
 
 	if (!sem_path(name, path, sizeof(path))) {
 		errno = EINVAL;
@@ -163,6 +163,8 @@ FTHR_HIDDEN sem_t *fthr_sem_open(const char *name, int oflag, ...)
 		return SEM_FAILED;
 	sem = map_sem(fd);
 	close(fd);
+	if (sem != SEM_FAILED)
+		errno = saved; /* the first open() may have failed on the way */
 	return sem;
 }
 

@@ -458,7 +458,7 @@ START_TEST(post_wakes_one_waiter_each)
 END_TEST
 
 /* Two threads handing a token back and forth: every round blocks. */
-enum { TROUNDS = 50000 };
+enum { TROUNDS = 20000 };
 static sem_t ta, tb;
 
 static void *ponger(void *arg)
@@ -1026,7 +1026,7 @@ END_TEST
 
 START_TEST(pshared_pingpong)
 {
-	enum { ROUNDS = 20000 };
+	enum { ROUNDS = 10000 };
 	struct pshm *p = map_shared();
 	pid_t pid;
 	long i;
