@@ -16,16 +16,24 @@ FTHR_HIDDEN int fthr_mutex_unlock(pthread_mutex_t *m);
 FTHR_HIDDEN int fthr_mutexattr_init(pthread_mutexattr_t *a);
 FTHR_HIDDEN int fthr_mutexattr_settype(pthread_mutexattr_t *a, int type);
 
+/* Robust mutexes (thr_mutex_robust.c), called from thr_mutex.c's slow paths
+ * with the mutex's kind. */
+FTHR_HIDDEN int fthr_robust_lock(pthread_mutex_t *m, int kind, clockid_t clk,
+				 const struct timespec *abstime, bool timed);
+FTHR_HIDDEN int fthr_robust_trylock(pthread_mutex_t *m, int kind);
+FTHR_HIDDEN int fthr_robust_unlock(pthread_mutex_t *m, int kind, bool full);
+
 /* Release m completely for a condition wait. EPERM if a recursive or
  * errorcheck mutex is not the caller's, EINVAL for an unusable mutex.
  * *saved receives what fthr_mutex_cond_lock restores (recursion depth). */
 FTHR_HIDDEN int fthr_mutex_cond_unlock(pthread_mutex_t *m, unsigned *saved);
 
-/* Re-take m after a condition wait, marking the word 2 (see thr_mutex.c). */
-FTHR_HIDDEN void fthr_mutex_cond_lock(pthread_mutex_t *m, unsigned saved);
+/* Re-take m after a condition wait, marking the word 2 (see thr_mutex.c).
+ * 0, or EOWNERDEAD / ENOTRECOVERABLE for a robust mutex. */
+FTHR_HIDDEN int fthr_mutex_cond_lock(pthread_mutex_t *m, unsigned saved);
 
 /* True if a condition variable may requeue its waiters onto m's word:
- * a private mutex on the plain 0/1/2 protocol. */
+ * a private, non-robust mutex on the plain 0/1/2 protocol. */
 FTHR_HIDDEN bool fthr_mutex_requeue_ok(const pthread_mutex_t *m);
 
 #endif

@@ -18,6 +18,7 @@ FTHR_COLD int fthr_self_fill(void)
 static void fthr_atfork_child(void)
 {
 	fthr_self_rec.tid = 0;
+	fthr_self_rec.robust = NULL; /* found (or registered) again on use */
 	__atomic_store_n(&fthr_fork_gen,
 			 (int)((unsigned)fthr_fork_gen + FTHR_FORK_GEN_STEP),
 			 __ATOMIC_RELAXED);

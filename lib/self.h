@@ -20,12 +20,25 @@ struct fthr_tsd_slot {
 	void *data;
 };
 
+/* A robust list head of fthr's own, for a thread the host registered none
+ * for; 'prev' pads the word glibc's list code writes before the head. */
+struct fthr_robust_head {
+	void *prev;
+	struct {
+		void *list;
+		long futex_offset;
+		void *list_op_pending;
+	} head;
+};
+
 struct fthr_self {
 	int tid;		/* kernel thread id; 0 = not filled yet */
+	void *robust;		/* this thread's kernel robust list head, or NULL */
 	bool tsd_hooked;	/* thread-exit hook armed (thr_key.c) */
 	unsigned rdlocks;	/* read locks held, any rwlock (thr_rwlock.c) */
 	struct fthr_tsd_slot tsd[FTHR_TSD_INLINE];
 	struct fthr_tsd_slot *tsd_more; /* PTHREAD_KEYS_MAX slots, or NULL */
+	struct fthr_robust_head own_robust;
 };
 
 extern __thread struct fthr_self fthr_self_rec

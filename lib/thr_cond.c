@@ -98,7 +98,10 @@ static int cond_wait(pthread_cond_t *cv, pthread_mutex_t *m, clockid_t clk,
 	if (r == ETIMEDOUT && a_load_relaxed(&c->seq) != seq)
 		r = 0;
 	fthr_drain_leave(&c->waiters, shared);
-	fthr_mutex_cond_lock(m, w.saved);
+	/* EOWNERDEAD / ENOTRECOVERABLE of a robust mutex outrank a timeout */
+	int lr = fthr_mutex_cond_lock(m, w.saved);
+	if (lr)
+		return lr;
 	return r == ETIMEDOUT ? ETIMEDOUT : 0;
 }
 

@@ -1,0 +1,281 @@
+/* lib/thr_mutex_robust.c: robust mutexes, glibc's protocol and list layout,
+ * so a robust process-shared mutex works between fthr and plain-glibc
+ * processes and either side learns of the other's death.
+ *
+ * Futex protocol of __lock (the kernel's robust-futex ABI):
+ *   0                        unlocked
+ *   tid [| WAITERS]          held by thread tid; WAITERS: somebody may sleep
+ *   OWNER_DIED [| WAITERS]   the holder died (the kernel set the bit and
+ *                            woke one sleeper)
+ *   lock     list_op_pending = our list entry; then loop:
+ *            0 -> CAS to tid (| WAITERS once we have slept, since others
+ *            may sleep too); OWNER_DIED -> CAS to tid keeping WAITERS: ours,
+ *            inconsistent, EOWNERDEAD; our own tid -> EDEADLK (errorcheck) or
+ *            count + 1 (recursive); otherwise CAS in WAITERS and
+ *            futex_wait(word, value) on the shared futex key (the kernel
+ *            wakes robust sleepers through it). Once ours: link the mutex
+ *            into the thread's robust list, list_op_pending = NULL.
+ *   unlock   list_op_pending = entry; unlink; __owner = 0 (or NOT-
+ *            RECOVERABLE when left inconsistent); SWAP(0); WAITERS ->
+ *            futex_wake(1); list_op_pending = NULL.
+ *   death    the kernel walks the dead thread's list and list_op_pending;
+ *            each word still holding the dead tid gets OWNER_DIED (WAITERS
+ *            kept) and one sleeper is woken.
+ * __owner: tid; INCONSISTENT (INT_MAX) after EOWNERDEAD until
+ * pthread_mutex_consistent; NOTRECOVERABLE (INT_MAX - 1) after an unlock
+ * without it: every later lock fails with ENOTRECOVERABLE.
+ *
+ * The list: glibc's layout. An entry is &m->__data.__list.__next, the
+ * futex sits futex_offset bytes from it, __prev links back. The head is the
+ * one the host registered for the thread (found with get_robust_list), so
+ * glibc's and fthr's robust mutexes share it; a thread without one gets
+ * fthr's own (set_robust_list).
+ */
+#include "config.h"
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+#include "futex.h"
+#include "mutex.h"
+#include "self.h"
+
+#define INCONSISTENT INT_MAX
+#define NOTRECOVERABLE (INT_MAX - 1)
+#define FUTEX_OFFSET                                                           \
+	((long)__builtin_offsetof(pthread_mutex_t, __data.__lock) -            \
+	 (long)__builtin_offsetof(pthread_mutex_t, __data.__list.__next))
+#define LINK_ADJUST __builtin_offsetof(__pthread_list_t, __next)
+
+struct head {
+	void *list;
+	long futex_offset;
+	void *list_op_pending;
+};
+
+static inline void *entry_of(pthread_mutex_t *m)
+{
+	return &m->__data.__list.__next;
+}
+
+/* The list node whose __next field an entry pointer points at. */
+static inline __pthread_list_t *node_of(void *entry)
+{
+	return (__pthread_list_t *)(((uintptr_t)entry & ~1ul) - LINK_ADJUST);
+}
+
+static inline void barrier(void)
+{
+	__asm__ __volatile__("" ::: "memory");
+}
+
+/* The calling thread's registered robust list head. */
+static struct head *robust_head(void)
+{
+	struct fthr_self *self = &fthr_self_rec;
+	struct head *h = self->robust;
+	size_t len = 0;
+
+	if (likely(h))
+		return h;
+	if (arch_syscall6(SYS_get_robust_list, 0, (long)&h, (long)&len, 0, 0, 0) != 0 ||
+	    !h || len != sizeof(struct head) || h->futex_offset != FUTEX_OFFSET) {
+		h = (struct head *)&self->own_robust.head;
+		h->list = h;
+		h->futex_offset = FUTEX_OFFSET;
+		h->list_op_pending = NULL;
+		if (arch_syscall6(SYS_set_robust_list, (long)h, sizeof(*h), 0, 0, 0, 0) != 0)
+			return NULL;
+	}
+	self->robust = h;
+	return h;
+}
+
+static void enqueue(struct head *h, pthread_mutex_t *m)
+{
+	node_of(h->list)->__prev = entry_of(m);
+	m->__data.__list.__next = h->list;
+	m->__data.__list.__prev = (void *)h;
+	barrier(); /* the entry is whole before the kernel can see it */
+	h->list = entry_of(m);
+}
+
+static void dequeue(pthread_mutex_t *m)
+{
+	node_of(m->__data.__list.__next)->__prev = m->__data.__list.__prev;
+	node_of(m->__data.__list.__prev)->__next = m->__data.__list.__next;
+	barrier();
+	m->__data.__list.__prev = NULL;
+	m->__data.__list.__next = NULL;
+}
+
+/* The word is ours: check recoverability, link it, book it. */
+static int robust_took(struct head *h, pthread_mutex_t *m, int tid)
+{
+	volatile int *w = &m->__data.__lock;
+
+	if (unlikely(m->__data.__owner == NOTRECOVERABLE)) {
+		m->__data.__count = 0;
+		if (a_swap_release(w, 0) & FUTEX_WAITERS)
+			fthr_futex_wake(w, 1, true);
+		barrier();
+		h->list_op_pending = NULL;
+		return ENOTRECOVERABLE;
+	}
+	m->__data.__count = 1;
+	barrier();
+	enqueue(h, m);
+	barrier();
+	h->list_op_pending = NULL;
+	m->__data.__owner = tid;
+	m->__data.__nusers++;
+	return 0;
+}
+
+/* The previous holder died: take the word over, inconsistent. */
+static int robust_took_dead(struct head *h, pthread_mutex_t *m)
+{
+	m->__data.__count = 1;
+	m->__data.__owner = INCONSISTENT;
+	barrier();
+	enqueue(h, m);
+	barrier();
+	h->list_op_pending = NULL;
+	return EOWNERDEAD;
+}
+
+/* Our own tid in the word: what a relock means for the type. */
+static int robust_relock(struct head *h, pthread_mutex_t *m, int type, bool trying)
+{
+	h->list_op_pending = NULL;
+	if (type == PTHREAD_MUTEX_ERRORCHECK)
+		return EDEADLK;
+	if (type == PTHREAD_MUTEX_RECURSIVE) {
+		if (m->__data.__count + 1 == 0)
+			return EAGAIN;
+		m->__data.__count++;
+		return 0;
+	}
+	return trying ? EBUSY : -1; /* -1: a normal mutex blocks on itself */
+}
+
+int fthr_robust_lock(pthread_mutex_t *m, int kind, clockid_t clk,
+		     const struct timespec *abstime, bool timed)
+{
+	volatile int *w = &m->__data.__lock;
+	struct head *h = robust_head();
+	int tid = fthr_tid(), type = kind & FTHR_MUTEX_KIND_MASK;
+	int waiters = 0, old, r;
+
+	if (!h)
+		return ENOTSUP;
+	h->list_op_pending = entry_of(m);
+	barrier();
+	old = a_load_relaxed(w);
+	for (;;) {
+		if (old == 0) {
+			if (__atomic_compare_exchange_n(w, &old, tid | waiters, false,
+							__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+				return robust_took(h, m, tid);
+			continue;
+		}
+		if (old & FUTEX_OWNER_DIED) {
+			if (__atomic_compare_exchange_n(w, &old,
+							tid | (old & FUTEX_WAITERS) | waiters,
+							false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+				return robust_took_dead(h, m);
+			continue;
+		}
+		if ((old & FUTEX_TID_MASK) == tid && (r = robust_relock(h, m, type, false)) >= 0)
+			return r;
+		if (!(old & FUTEX_WAITERS)) {
+			if (!__atomic_compare_exchange_n(w, &old, old | FUTEX_WAITERS, false,
+							 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+				continue;
+			old |= FUTEX_WAITERS;
+		}
+		waiters = FUTEX_WAITERS;
+		if (timed && (r = fthr_abstime_check(abstime)) != 0) {
+			h->list_op_pending = NULL;
+			return r;
+		}
+		if (fthr_futex_wait(w, old, true, clk, timed ? abstime : NULL) == ETIMEDOUT) {
+			h->list_op_pending = NULL;
+			return ETIMEDOUT;
+		}
+		old = a_load_relaxed(w);
+	}
+}
+
+int fthr_robust_trylock(pthread_mutex_t *m, int kind)
+{
+	volatile int *w = &m->__data.__lock;
+	struct head *h = robust_head();
+	int tid = fthr_tid(), old;
+
+	if (!h)
+		return ENOTSUP;
+	h->list_op_pending = entry_of(m);
+	barrier();
+	old = a_load_relaxed(w);
+	for (;;) {
+		if (old == 0) {
+			if (__atomic_compare_exchange_n(w, &old, tid, false,
+							__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+				return robust_took(h, m, tid);
+			continue;
+		}
+		if (old & FUTEX_OWNER_DIED) {
+			if (__atomic_compare_exchange_n(w, &old, tid | (old & FUTEX_WAITERS),
+							false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+				return robust_took_dead(h, m);
+			continue;
+		}
+		if ((old & FUTEX_TID_MASK) == tid)
+			return robust_relock(h, m, kind & FTHR_MUTEX_KIND_MASK, true);
+		h->list_op_pending = NULL;
+		return EBUSY;
+	}
+}
+
+/* full: release a recursive mutex entirely (condition waits). */
+int fthr_robust_unlock(pthread_mutex_t *m, int kind, bool full)
+{
+	volatile int *w = &m->__data.__lock;
+	int type = kind & FTHR_MUTEX_KIND_MASK, owner = 0;
+	struct head *h;
+
+	if ((a_load_relaxed(w) & FUTEX_TID_MASK) != fthr_tid())
+		return EPERM;
+	if (m->__data.__owner == INCONSISTENT) {
+		if (type == PTHREAD_MUTEX_RECURSIVE && !full && --m->__data.__count != 0)
+			return ENOTRECOVERABLE;
+		owner = NOTRECOVERABLE;
+	} else if (type == PTHREAD_MUTEX_RECURSIVE && !full && --m->__data.__count != 0) {
+		return 0;
+	}
+	h = robust_head();
+	h->list_op_pending = entry_of(m);
+	barrier();
+	dequeue(m);
+	m->__data.__owner = owner;
+	m->__data.__nusers--;
+	if (a_swap_release(w, 0) & FUTEX_WAITERS)
+		fthr_futex_wake(w, 1, true);
+	barrier();
+	h->list_op_pending = NULL;
+	return 0;
+}
+
+FTHR_HIDDEN int fthr_mutex_consistent(pthread_mutex_t *m)
+{
+	if (!(a_load_relaxed(&m->__data.__kind) & FTHR_MUTEX_ROBUST) ||
+	    m->__data.__owner != INCONSISTENT)
+		return EINVAL;
+	m->__data.__owner = fthr_tid();
+	return 0;
+}
+
+FTHR_EXPORT(pthread_mutex_consistent, fthr_mutex_consistent);
+FTHR_EXPORT_ASM(pthread_mutex_consistent_np, fthr_mutex_consistent);
