@@ -8,6 +8,8 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <stdio.h>
+#include <sys/syscall.h>
 #include "harness.h"
 
 #define NS 1000000000LL
@@ -1469,6 +1471,81 @@ START_TEST(destroy_right_after_broadcast)
 }
 END_TEST
 
+
+/* ---- broadcast does not stampede: waiters are moved onto the mutex ----
+ * Each waiter counts its own voluntary context switches across its wait.
+ * Woken all at once while the broadcaster still holds the mutex, every
+ * waiter would wake, find the mutex held and sleep again: two switches
+ * each. Requeued onto the mutex, all but one sleep once: about one each. */
+enum { RQ_N = 8 };
+static pthread_mutex_t rq_m = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t rq_c = PTHREAD_COND_INITIALIZER;
+static int rq_go, rq_waiting;
+
+static long my_voluntary_switches(void)
+{
+	char path[64], line[128];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/status", (long)syscall(SYS_gettid));
+	if (!(f = fopen(path, "r")))
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "voluntary_ctxt_switches: %ld", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+static void *rq_waiter(void *arg)
+{
+	long before, after;
+
+	(void)arg;
+	pthread_mutex_lock(&rq_m);
+	rq_waiting++;
+	before = my_voluntary_switches();
+	while (!rq_go)
+		pthread_cond_wait(&rq_c, &rq_m);
+	after = my_voluntary_switches();
+	pthread_mutex_unlock(&rq_m);
+	return (void *)(after - before);
+}
+
+START_TEST(broadcast_requeues_onto_mutex)
+{
+	pthread_t t[RQ_N];
+	long total = 0;
+	int i;
+
+	for (i = 0; i < RQ_N; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, rq_waiter, NULL), 0);
+	for (;;) { /* all registered, and asleep by the time we broadcast */
+		pthread_mutex_lock(&rq_m);
+		if (rq_waiting == RQ_N)
+			break;
+		pthread_mutex_unlock(&rq_m);
+		usleep(1000);
+	}
+	pthread_mutex_unlock(&rq_m);
+	usleep(100000);
+	pthread_mutex_lock(&rq_m);
+	rq_go = 1;
+	ck_assert_int_eq(pthread_cond_broadcast(&rq_c), 0);
+	usleep(100000); /* hold the mutex while the waiters would stampede */
+	pthread_mutex_unlock(&rq_m);
+	for (i = 0; i < RQ_N; i++) {
+		long n = (long)harness_join(t[i], 10);
+
+		ck_assert_int_ge(n, 1);
+		total += n;
+	}
+	ck_assert_msg(total <= RQ_N + RQ_N / 2,
+		      "%ld voluntary switches for %d waiters: they stampeded", total, RQ_N);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cond");
@@ -1501,6 +1578,8 @@ int main(void)
 	tc = harness_tcase(s, "cancel", 30);
 	tcase_add_loop_test(tc, cancel_waiter_holds_mutex, 0, 3);
 	tcase_add_loop_test(tc, cancel_does_not_swallow_signal, 0, 2);
+	tc = harness_tcase(s, "requeue", 20);
+	tcase_add_test(tc, broadcast_requeues_onto_mutex);
 	tc = harness_tcase(s, "destroy", 20);
 	tcase_add_test(tc, destroy_no_waiters);
 	tcase_add_test(tc, destroy_right_after_broadcast);
