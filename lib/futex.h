@@ -32,6 +32,16 @@ FTHR_HIDDEN int fthr_futex_cmp_requeue(volatile int *addr, int expect,
 				       int nwake, volatile int *addr2,
 				       int nmove, bool shared);
 
+/* Priority-inheritance words hold the owner's tid (| FUTEX_WAITERS |
+ * FUTEX_OWNER_DIED); the kernel queues sleepers by priority, boosts the
+ * owner, and hands the word over. lock_pi returns 0 with the word ours
+ * (possibly still marked OWNER_DIED), ETIMEDOUT, EDEADLK, or another errno;
+ * trylock_pi 0 or EBUSY...; unlock_pi 0 or an errno (EPERM: not ours). */
+FTHR_HIDDEN int fthr_futex_lock_pi(volatile int *addr, bool shared, clockid_t clk,
+				   const struct timespec *abstime);
+FTHR_HIDDEN int fthr_futex_trylock_pi(volatile int *addr, bool shared);
+FTHR_HIDDEN int fthr_futex_unlock_pi(volatile int *addr, bool shared);
+
 /* Clocks an absolute futex deadline may be measured on. */
 FTHR_HIDDEN bool fthr_futex_clock_ok(clockid_t clk);
 

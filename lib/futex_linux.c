@@ -56,6 +56,39 @@ int fthr_futex_cmp_requeue(volatile int *addr, int expect, int nwake,
 			      nmove, addr2, expect);
 }
 
+#ifndef FUTEX_LOCK_PI2
+#define FUTEX_LOCK_PI2 13
+#endif
+
+int fthr_futex_lock_pi(volatile int *addr, bool shared, clockid_t clk,
+		       const struct timespec *abstime)
+{
+	long r;
+
+	/* FUTEX_LOCK_PI2 (Linux 5.14) measures the deadline on the monotonic
+	 * clock, or on the realtime one with FUTEX_CLOCK_REALTIME; plain
+	 * FUTEX_LOCK_PI knows only realtime. */
+	r = sys_futex(addr, priv(FUTEX_LOCK_PI2 | (clk == CLOCK_REALTIME ? FUTEX_CLOCK_REALTIME : 0),
+				 shared), 0, (long)abstime, NULL, 0);
+	if (r == -ENOSYS && (clk == CLOCK_REALTIME || !abstime))
+		r = sys_futex(addr, priv(FUTEX_LOCK_PI, shared), 0, (long)abstime, NULL, 0);
+	return r < 0 ? (int)-r : 0;
+}
+
+int fthr_futex_trylock_pi(volatile int *addr, bool shared)
+{
+	long r = sys_futex(addr, priv(FUTEX_TRYLOCK_PI, shared), 0, 0, NULL, 0);
+
+	return r < 0 ? (int)-r : 0;
+}
+
+int fthr_futex_unlock_pi(volatile int *addr, bool shared)
+{
+	long r = sys_futex(addr, priv(FUTEX_UNLOCK_PI, shared), 0, 0, NULL, 0);
+
+	return r < 0 ? (int)-r : 0;
+}
+
 bool fthr_futex_clock_ok(clockid_t clk)
 {
 	return clk == CLOCK_REALTIME || clk == CLOCK_MONOTONIC;

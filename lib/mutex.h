@@ -23,6 +23,21 @@ FTHR_HIDDEN int fthr_robust_lock(pthread_mutex_t *m, int kind, clockid_t clk,
 FTHR_HIDDEN int fthr_robust_trylock(pthread_mutex_t *m, int kind);
 FTHR_HIDDEN int fthr_robust_unlock(pthread_mutex_t *m, int kind, bool full);
 
+/* The thread's kernel robust list (thr_mutex_robust.c): its head (NULL if
+ * none can be registered), and linking a mutex in and out of it. */
+struct fthr_robust_list;
+FTHR_HIDDEN struct fthr_robust_list *fthr_robust_head(void);
+FTHR_HIDDEN void fthr_robust_enqueue(struct fthr_robust_list *h, pthread_mutex_t *m,
+				     bool pi);
+FTHR_HIDDEN void fthr_robust_dequeue(pthread_mutex_t *m);
+FTHR_HIDDEN void fthr_robust_pending(struct fthr_robust_list *h, pthread_mutex_t *m);
+
+/* Priority-inheritance mutexes, robust or not (thr_mutex_pi.c). */
+FTHR_HIDDEN int fthr_pi_lock(pthread_mutex_t *m, int kind, clockid_t clk,
+			     const struct timespec *abstime, bool timed);
+FTHR_HIDDEN int fthr_pi_trylock(pthread_mutex_t *m, int kind);
+FTHR_HIDDEN int fthr_pi_unlock(pthread_mutex_t *m, int kind, bool full);
+
 /* Release m completely for a condition wait. EPERM if a recursive or
  * errorcheck mutex is not the caller's, EINVAL for an unusable mutex.
  * *saved receives what fthr_mutex_cond_lock restores (recursion depth). */

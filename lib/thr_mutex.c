@@ -30,9 +30,9 @@
  *   __spins   adaptive mutexes: running estimate of the spins that pay off
  *   __kind    type and flag bits, glibc's values (see fthr_impl.h)
  *
- * Robust mutexes keep the tid in the word instead (thr_mutex_robust.c).
- * Priority-inherit and priority-protect mutexes are refused with ENOTSUP
- * until fthr implements their kernel protocols.
+ * Robust mutexes keep the tid in the word instead (thr_mutex_robust.c), and
+ * so do priority-inheritance ones (thr_mutex_pi.c). Priority-protect
+ * mutexes are refused with ENOTSUP until fthr implements them.
  */
 #include "config.h"
 #include <errno.h>
@@ -48,7 +48,7 @@
 #define KNOWN_KIND_BITS                                                        \
 	(SLOW_KIND_BITS | FTHR_MUTEX_PSHARED | FTHR_MUTEX_ELISION |            \
 	 FTHR_MUTEX_NO_ELISION | (int)FTHR_MUTEX_CEILING_MASK)
-#define UNSUPPORTED_KIND_BITS (FTHR_MUTEX_PRIO_INHERIT | FTHR_MUTEX_PRIO_PROTECT)
+#define UNSUPPORTED_KIND_BITS FTHR_MUTEX_PRIO_PROTECT
 
 /* glibc's default bound on adaptive spinning. */
 #define ADAPTIVE_MAX_SPINS 100
@@ -143,6 +143,8 @@ static FTHR_NOINLINE int mutex_lock_slow(pthread_mutex_t *m, clockid_t clk,
 		return EINVAL; /* destroyed or never initialized */
 	if (unlikely(kind & UNSUPPORTED_KIND_BITS))
 		return ENOTSUP;
+	if (kind & FTHR_MUTEX_PRIO_INHERIT)
+		return fthr_pi_lock(m, kind, clk, abstime, timed);
 	if (kind & FTHR_MUTEX_ROBUST)
 		return fthr_robust_lock(m, kind, clk, abstime, timed);
 	tid = fthr_tid();
@@ -209,6 +211,8 @@ FTHR_HIDDEN int fthr_mutex_trylock(pthread_mutex_t *m)
 
 	if (unlikely(kind & (~KNOWN_KIND_BITS | UNSUPPORTED_KIND_BITS)))
 		return (kind & ~KNOWN_KIND_BITS) ? EINVAL : ENOTSUP;
+	if (kind & FTHR_MUTEX_PRIO_INHERIT)
+		return fthr_pi_trylock(m, kind);
 	if (kind & FTHR_MUTEX_ROBUST)
 		return fthr_robust_trylock(m, kind);
 	tid = fthr_tid();
@@ -231,6 +235,8 @@ static FTHR_NOINLINE int mutex_unlock_slow(pthread_mutex_t *m, int kind)
 {
 	if (unlikely(kind & (~KNOWN_KIND_BITS | UNSUPPORTED_KIND_BITS)))
 		return EINVAL;
+	if (kind & FTHR_MUTEX_PRIO_INHERIT)
+		return fthr_pi_unlock(m, kind, false);
 	if (kind & FTHR_MUTEX_ROBUST)
 		return fthr_robust_unlock(m, kind, false);
 	switch (kind & FTHR_MUTEX_KIND_MASK) {
@@ -272,6 +278,8 @@ int fthr_mutex_cond_unlock(pthread_mutex_t *m, unsigned *saved)
 	if (unlikely(kind & (~KNOWN_KIND_BITS | UNSUPPORTED_KIND_BITS)))
 		return EINVAL;
 	*saved = m->__data.__count;
+	if (kind & FTHR_MUTEX_PRIO_INHERIT)
+		return fthr_pi_unlock(m, kind, true);
 	if (kind & FTHR_MUTEX_ROBUST)
 		return fthr_robust_unlock(m, kind, true);
 	if ((type == PTHREAD_MUTEX_RECURSIVE || type == PTHREAD_MUTEX_ERRORCHECK) &&
@@ -288,8 +296,10 @@ int fthr_mutex_cond_lock(pthread_mutex_t *m, unsigned saved)
 	volatile int *w = lockword(m);
 	int kind = mutex_kind(m), r;
 
-	if (kind & FTHR_MUTEX_ROBUST) {
-		r = fthr_robust_lock(m, kind, CLOCK_MONOTONIC, NULL, false);
+	if (kind & (FTHR_MUTEX_ROBUST | FTHR_MUTEX_PRIO_INHERIT)) {
+		r = (kind & FTHR_MUTEX_PRIO_INHERIT)
+			    ? fthr_pi_lock(m, kind, CLOCK_MONOTONIC, NULL, false)
+			    : fthr_robust_lock(m, kind, CLOCK_MONOTONIC, NULL, false);
 		if (r == 0 || r == EOWNERDEAD)
 			m->__data.__count = saved;
 		return r;
@@ -304,7 +314,8 @@ int fthr_mutex_cond_lock(pthread_mutex_t *m, unsigned saved)
 bool fthr_mutex_requeue_ok(const pthread_mutex_t *m)
 {
 	return (mutex_kind(m) & (~KNOWN_KIND_BITS | UNSUPPORTED_KIND_BITS |
-				 FTHR_MUTEX_PSHARED | FTHR_MUTEX_ROBUST)) == 0;
+				 FTHR_MUTEX_PSHARED | FTHR_MUTEX_ROBUST |
+				 FTHR_MUTEX_PRIO_INHERIT)) == 0;
 }
 
 FTHR_HIDDEN int fthr_mutex_init(pthread_mutex_t *m,
@@ -312,14 +323,16 @@ FTHR_HIDDEN int fthr_mutex_init(pthread_mutex_t *m,
 {
 	int a = attr ? attr->__align : 0;
 	int type = a & ~FTHR_MATTR_FLAG_BITS;
+	int proto = (a & FTHR_MATTR_PROTOCOL_MASK) >> FTHR_MATTR_PROTOCOL_SHIFT;
 
-	if (a & FTHR_MATTR_PROTOCOL_MASK)
+	if (proto == PTHREAD_PRIO_PROTECT)
 		return ENOTSUP;
 	if (type < PTHREAD_MUTEX_NORMAL || type > PTHREAD_MUTEX_ADAPTIVE_NP)
 		return EINVAL;
 	memset(m, 0, sizeof(*m));
 	m->__data.__kind = type | ((a & FTHR_MATTR_PSHARED) ? FTHR_MUTEX_PSHARED : 0) |
-			   ((a & FTHR_MATTR_ROBUST) ? FTHR_MUTEX_ROBUST : 0);
+			   ((a & FTHR_MATTR_ROBUST) ? FTHR_MUTEX_ROBUST : 0) |
+			   (proto == PTHREAD_PRIO_INHERIT ? FTHR_MUTEX_PRIO_INHERIT : 0);
 	return 0;
 }
 

@@ -48,7 +48,7 @@
 	 (long)__builtin_offsetof(pthread_mutex_t, __data.__list.__next))
 #define LINK_ADJUST __builtin_offsetof(__pthread_list_t, __next)
 
-struct head {
+struct fthr_robust_list {
 	void *list;
 	long futex_offset;
 	void *list_op_pending;
@@ -71,17 +71,17 @@ static inline void barrier(void)
 }
 
 /* The calling thread's registered robust list head. */
-static struct head *robust_head(void)
+struct fthr_robust_list *fthr_robust_head(void)
 {
 	struct fthr_self *self = &fthr_self_rec;
-	struct head *h = self->robust;
+	struct fthr_robust_list *h = self->robust;
 	size_t len = 0;
 
 	if (likely(h))
 		return h;
 	if (arch_syscall6(SYS_get_robust_list, 0, (long)&h, (long)&len, 0, 0, 0) != 0 ||
-	    !h || len != sizeof(struct head) || h->futex_offset != FUTEX_OFFSET) {
-		h = (struct head *)&self->own_robust.head;
+	    !h || len != sizeof(struct fthr_robust_list) || h->futex_offset != FUTEX_OFFSET) {
+		h = (struct fthr_robust_list *)&self->own_robust.head;
 		h->list = h;
 		h->futex_offset = FUTEX_OFFSET;
 		h->list_op_pending = NULL;
@@ -92,16 +92,26 @@ static struct head *robust_head(void)
 	return h;
 }
 
-static void enqueue(struct head *h, pthread_mutex_t *m)
+/* list_op_pending: the entry being linked or unlinked (NULL: none), so a
+ * death in between is not lost. */
+void fthr_robust_pending(struct fthr_robust_list *h, pthread_mutex_t *m)
+{
+	barrier();
+	h->list_op_pending = m ? entry_of(m) : NULL;
+	barrier();
+}
+
+/* Link m at the head of the list; pi tags the entry for the kernel. */
+void fthr_robust_enqueue(struct fthr_robust_list *h, pthread_mutex_t *m, bool pi)
 {
 	node_of(h->list)->__prev = entry_of(m);
 	m->__data.__list.__next = h->list;
 	m->__data.__list.__prev = (void *)h;
 	barrier(); /* the entry is whole before the kernel can see it */
-	h->list = entry_of(m);
+	h->list = (void *)((uintptr_t)entry_of(m) | pi);
 }
 
-static void dequeue(pthread_mutex_t *m)
+void fthr_robust_dequeue(pthread_mutex_t *m)
 {
 	node_of(m->__data.__list.__next)->__prev = m->__data.__list.__prev;
 	node_of(m->__data.__list.__prev)->__next = m->__data.__list.__next;
@@ -111,7 +121,7 @@ static void dequeue(pthread_mutex_t *m)
 }
 
 /* The word is ours: check recoverability, link it, book it. */
-static int robust_took(struct head *h, pthread_mutex_t *m, int tid)
+static int robust_took(struct fthr_robust_list *h, pthread_mutex_t *m, int tid)
 {
 	volatile int *w = &m->__data.__lock;
 
@@ -125,7 +135,7 @@ static int robust_took(struct head *h, pthread_mutex_t *m, int tid)
 	}
 	m->__data.__count = 1;
 	barrier();
-	enqueue(h, m);
+	fthr_robust_enqueue(h, m, false);
 	barrier();
 	h->list_op_pending = NULL;
 	m->__data.__owner = tid;
@@ -134,19 +144,19 @@ static int robust_took(struct head *h, pthread_mutex_t *m, int tid)
 }
 
 /* The previous holder died: take the word over, inconsistent. */
-static int robust_took_dead(struct head *h, pthread_mutex_t *m)
+static int robust_took_dead(struct fthr_robust_list *h, pthread_mutex_t *m)
 {
 	m->__data.__count = 1;
 	m->__data.__owner = INCONSISTENT;
 	barrier();
-	enqueue(h, m);
+	fthr_robust_enqueue(h, m, false);
 	barrier();
 	h->list_op_pending = NULL;
 	return EOWNERDEAD;
 }
 
 /* Our own tid in the word: what a relock means for the type. */
-static int robust_relock(struct head *h, pthread_mutex_t *m, int type, bool trying)
+static int robust_relock(struct fthr_robust_list *h, pthread_mutex_t *m, int type, bool trying)
 {
 	h->list_op_pending = NULL;
 	if (type == PTHREAD_MUTEX_ERRORCHECK)
@@ -164,7 +174,7 @@ int fthr_robust_lock(pthread_mutex_t *m, int kind, clockid_t clk,
 		     const struct timespec *abstime, bool timed)
 {
 	volatile int *w = &m->__data.__lock;
-	struct head *h = robust_head();
+	struct fthr_robust_list *h = fthr_robust_head();
 	int tid = fthr_tid(), type = kind & FTHR_MUTEX_KIND_MASK;
 	int waiters = 0, old, r;
 
@@ -211,7 +221,7 @@ int fthr_robust_lock(pthread_mutex_t *m, int kind, clockid_t clk,
 int fthr_robust_trylock(pthread_mutex_t *m, int kind)
 {
 	volatile int *w = &m->__data.__lock;
-	struct head *h = robust_head();
+	struct fthr_robust_list *h = fthr_robust_head();
 	int tid = fthr_tid(), old;
 
 	if (!h)
@@ -244,7 +254,7 @@ int fthr_robust_unlock(pthread_mutex_t *m, int kind, bool full)
 {
 	volatile int *w = &m->__data.__lock;
 	int type = kind & FTHR_MUTEX_KIND_MASK, owner = 0;
-	struct head *h;
+	struct fthr_robust_list *h;
 
 	if ((a_load_relaxed(w) & FUTEX_TID_MASK) != fthr_tid())
 		return EPERM;
@@ -255,10 +265,10 @@ int fthr_robust_unlock(pthread_mutex_t *m, int kind, bool full)
 	} else if (type == PTHREAD_MUTEX_RECURSIVE && !full && --m->__data.__count != 0) {
 		return 0;
 	}
-	h = robust_head();
+	h = fthr_robust_head();
 	h->list_op_pending = entry_of(m);
 	barrier();
-	dequeue(m);
+	fthr_robust_dequeue(m);
 	m->__data.__owner = owner;
 	m->__data.__nusers--;
 	if (a_swap_release(w, 0) & FUTEX_WAITERS)

@@ -3,7 +3,8 @@
 #define PEER_AREA_H
 #include <pthread.h>
 
-enum { PEER_NORMAL, PEER_RECURSIVE, PEER_ERRORCHECK, PEER_ROBUST, PEER_MUTEXES };
+enum { PEER_NORMAL, PEER_RECURSIVE, PEER_ERRORCHECK, PEER_ROBUST, PEER_PI, PEER_ROBUST_PI,
+       PEER_MUTEXES };
 
 struct peer_area {
 	pthread_mutex_t m[PEER_MUTEXES];

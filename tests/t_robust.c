@@ -269,8 +269,10 @@ static void make_area(void)
 		pthread_mutexattr_settype(&a, k == PEER_RECURSIVE ? PTHREAD_MUTEX_RECURSIVE :
 					      k == PEER_ERRORCHECK ? PTHREAD_MUTEX_ERRORCHECK :
 								     PTHREAD_MUTEX_NORMAL);
-		if (k == PEER_ROBUST)
+		if (k == PEER_ROBUST || k == PEER_ROBUST_PI)
 			pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+		if (k == PEER_PI || k == PEER_ROBUST_PI)
+			pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
 		ck_assert_int_eq(pthread_mutex_init(&area->m[k], &a), 0);
 		area->count[k] = 0;
 	}

@@ -1,0 +1,191 @@
+/* lib/thr_mutex_pi.c: priority-inheritance mutexes (PTHREAD_PRIO_INHERIT),
+ * robust or not, on the kernel's PI futexes with glibc's protocol, so a PI
+ * mutex in shared memory works between fthr and plain-glibc processes.
+ *
+ * Futex protocol of __lock (the kernel owns the transitions under waiters):
+ *   0                               unlocked
+ *   tid [| WAITERS] [| OWNER_DIED]  held by tid
+ *   lock     CAS 0->tid (uncontended: no syscall). Otherwise our own tid:
+ *            EDEADLK (errorcheck) or count + 1 (recursive); else
+ *            FUTEX_LOCK_PI: the kernel queues us by priority, lends our
+ *            priority to the owner (and to whatever it waits for), and
+ *            returns with the word ours.
+ *   unlock   CAS tid->0 when nobody waits; else FUTEX_UNLOCK_PI: the kernel
+ *            hands the word to its top waiter and wakes it.
+ *   robust   as thr_mutex_robust.c, list entries tagged with bit 0; the
+ *            word of a dead owner gets OWNER_DIED and the next lock (CAS or
+ *            kernel) returns EOWNERDEAD after clearing it. Robust PI words
+ *            always use the shared futex key, as glibc.
+ * A normal (non-errorcheck) PI mutex locked again by its owner deadlocks,
+ * as POSIX says; the kernel reports EDEADLK, so fthr sleeps until the
+ * deadline (timed) or forever.
+ */
+#include "config.h"
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <unistd.h>
+#include "futex.h"
+#include "mutex.h"
+#include "self.h"
+
+#define INCONSISTENT INT_MAX
+#define NOTRECOVERABLE (INT_MAX - 1)
+
+static inline bool pi_shared(int kind)
+{
+	return kind & (FTHR_MUTEX_PSHARED | FTHR_MUTEX_ROBUST);
+}
+
+/* Release the word we hold. */
+static void pi_release(volatile int *w, int tid, bool shared)
+{
+	int old = tid;
+
+	if (!__atomic_compare_exchange_n(w, &old, 0, false, __ATOMIC_RELEASE,
+					 __ATOMIC_RELAXED))
+		fthr_futex_unlock_pi(w, shared);
+}
+
+/* The word is ours (possibly marked OWNER_DIED): finish the lock. */
+static int pi_took(pthread_mutex_t *m, int kind, struct fthr_robust_list *h, int tid)
+{
+	volatile int *w = &m->__data.__lock;
+
+	if (h && (a_load_relaxed(w) & FUTEX_OWNER_DIED)) {
+		__atomic_fetch_and(w, ~FUTEX_OWNER_DIED, __ATOMIC_ACQUIRE);
+		m->__data.__count = 1;
+		m->__data.__owner = INCONSISTENT;
+		fthr_robust_enqueue(h, m, true);
+		fthr_robust_pending(h, NULL);
+		return EOWNERDEAD;
+	}
+	if (h && unlikely(m->__data.__owner == NOTRECOVERABLE)) {
+		m->__data.__count = 0;
+		pi_release(w, tid, pi_shared(kind));
+		fthr_robust_pending(h, NULL);
+		return ENOTRECOVERABLE;
+	}
+	m->__data.__count = 1;
+	if (h) {
+		fthr_robust_enqueue(h, m, true);
+		fthr_robust_pending(h, NULL);
+	}
+	m->__data.__owner = tid;
+	m->__data.__nusers++;
+	return 0;
+}
+
+/* Our own tid in the word. */
+static int pi_relock(pthread_mutex_t *m, int type, struct fthr_robust_list *h,
+		     bool trying)
+{
+	if (h)
+		fthr_robust_pending(h, NULL);
+	if (type == PTHREAD_MUTEX_ERRORCHECK)
+		return EDEADLK;
+	if (type == PTHREAD_MUTEX_RECURSIVE) {
+		if (m->__data.__count + 1 == 0)
+			return EAGAIN;
+		m->__data.__count++;
+		return 0;
+	}
+	return trying ? EBUSY : -1;
+}
+
+/* A normal mutex locked by its owner: deadlock, bounded by the deadline. */
+static int pi_self_deadlock(clockid_t clk, const struct timespec *abstime)
+{
+	for (;;) {
+		if (abstime) {
+			if (clock_nanosleep(clk, TIMER_ABSTIME, abstime, NULL) == 0)
+				return ETIMEDOUT;
+		} else {
+			pause();
+		}
+	}
+}
+
+int fthr_pi_lock(pthread_mutex_t *m, int kind, clockid_t clk,
+		 const struct timespec *abstime, bool timed)
+{
+	volatile int *w = &m->__data.__lock;
+	struct fthr_robust_list *h = NULL;
+	int tid = fthr_tid(), old = 0, r;
+
+	if (kind & FTHR_MUTEX_ROBUST) {
+		if (!(h = fthr_robust_head()))
+			return ENOTSUP;
+		fthr_robust_pending(h, m);
+	}
+	if (__atomic_compare_exchange_n(w, &old, tid, false, __ATOMIC_ACQUIRE,
+					__ATOMIC_RELAXED))
+		return pi_took(m, kind, h, tid);
+	if ((old & FUTEX_TID_MASK) == tid &&
+	    (r = pi_relock(m, kind & FTHR_MUTEX_KIND_MASK, h, false)) >= 0)
+		return r;
+	if (timed && (r = fthr_abstime_check(abstime)) != 0)
+		goto fail;
+	r = fthr_futex_lock_pi(w, pi_shared(kind), clk, timed ? abstime : NULL);
+	if (r == EDEADLK && (kind & FTHR_MUTEX_KIND_MASK) != PTHREAD_MUTEX_ERRORCHECK)
+		r = pi_self_deadlock(clk, timed ? abstime : NULL);
+	if (r == 0)
+		return pi_took(m, kind, h, tid);
+fail:
+	if (h)
+		fthr_robust_pending(h, NULL);
+	return r;
+}
+
+int fthr_pi_trylock(pthread_mutex_t *m, int kind)
+{
+	volatile int *w = &m->__data.__lock;
+	struct fthr_robust_list *h = NULL;
+	int tid = fthr_tid(), old = 0;
+
+	if (kind & FTHR_MUTEX_ROBUST) {
+		if (!(h = fthr_robust_head()))
+			return ENOTSUP;
+		fthr_robust_pending(h, m);
+	}
+	if (__atomic_compare_exchange_n(w, &old, tid, false, __ATOMIC_ACQUIRE,
+					__ATOMIC_RELAXED))
+		return pi_took(m, kind, h, tid);
+	if ((old & FUTEX_TID_MASK) == tid)
+		return pi_relock(m, kind & FTHR_MUTEX_KIND_MASK, h, true);
+	/* a dead owner's word: the kernel takes it over for us */
+	if (h && (old & FUTEX_OWNER_DIED) &&
+	    fthr_futex_trylock_pi(w, true) == 0)
+		return pi_took(m, kind, h, tid);
+	if (h)
+		fthr_robust_pending(h, NULL);
+	return EBUSY;
+}
+
+int fthr_pi_unlock(pthread_mutex_t *m, int kind, bool full)
+{
+	volatile int *w = &m->__data.__lock;
+	int tid = fthr_tid(), owner = 0, type = kind & FTHR_MUTEX_KIND_MASK;
+	struct fthr_robust_list *h = NULL;
+
+	if ((a_load_relaxed(w) & FUTEX_TID_MASK) != tid)
+		return EPERM;
+	if ((kind & FTHR_MUTEX_ROBUST) && m->__data.__owner == INCONSISTENT) {
+		if (type == PTHREAD_MUTEX_RECURSIVE && !full && --m->__data.__count != 0)
+			return ENOTRECOVERABLE;
+		owner = NOTRECOVERABLE;
+	} else if (type == PTHREAD_MUTEX_RECURSIVE && !full && --m->__data.__count != 0) {
+		return 0;
+	}
+	if (kind & FTHR_MUTEX_ROBUST) {
+		h = fthr_robust_head();
+		fthr_robust_pending(h, m);
+		fthr_robust_dequeue(m);
+	}
+	m->__data.__owner = owner;
+	m->__data.__nusers--;
+	pi_release(w, tid, pi_shared(kind));
+	if (h)
+		fthr_robust_pending(h, NULL);
+	return 0;
+}
