@@ -206,6 +206,28 @@ FTHR_HIDDEN int fthr_sem_unlink(const char *name)
 	return 0;
 }
 
+/* Fork: the registry lock is never held across fork(); the child starts
+ * with it free and the list whole. */
+static void registry_prepare(void)
+{
+	fthr_lll_lock(&mappings_lock, false);
+}
+
+static void registry_parent(void)
+{
+	fthr_lll_unlock(&mappings_lock, false);
+}
+
+static void registry_child(void)
+{
+	mappings_lock = 0;
+}
+
+__attribute__((constructor)) static void registry_init(void)
+{
+	pthread_atfork(registry_prepare, registry_parent, registry_child);
+}
+
 FTHR_EXPORT(sem_open, fthr_sem_open);
 FTHR_EXPORT(sem_close, fthr_sem_close);
 FTHR_EXPORT(sem_unlink, fthr_sem_unlink);
