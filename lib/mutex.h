@@ -38,6 +38,12 @@ FTHR_HIDDEN int fthr_pi_lock(pthread_mutex_t *m, int kind, clockid_t clk,
 FTHR_HIDDEN int fthr_pi_trylock(pthread_mutex_t *m, int kind);
 FTHR_HIDDEN int fthr_pi_unlock(pthread_mutex_t *m, int kind, bool full);
 
+/* Priority-protect mutexes (thr_mutex_pp.c). */
+FTHR_HIDDEN int fthr_pp_lock(pthread_mutex_t *m, int kind, clockid_t clk,
+			     const struct timespec *abstime, bool timed);
+FTHR_HIDDEN int fthr_pp_trylock(pthread_mutex_t *m, int kind);
+FTHR_HIDDEN int fthr_pp_unlock(pthread_mutex_t *m, int kind, bool full);
+
 /* Release m completely for a condition wait. EPERM if a recursive or
  * errorcheck mutex is not the caller's, EINVAL for an unusable mutex.
  * *saved receives what fthr_mutex_cond_lock restores (recursion depth). */

@@ -39,6 +39,11 @@ struct fthr_self {
 	struct fthr_tsd_slot tsd[FTHR_TSD_INLINE];
 	struct fthr_tsd_slot *tsd_more; /* PTHREAD_KEYS_MAX slots, or NULL */
 	struct fthr_robust_head own_robust;
+	/* priority-protect mutexes held (thr_mutex_pp.c): how many per
+	 * ceiling, and the priority to return to when none is */
+	int pp_held;
+	int pp_base_policy, pp_base_prio;
+	unsigned char pp_count[100];
 };
 
 extern __thread struct fthr_self fthr_self_rec

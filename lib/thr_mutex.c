@@ -31,11 +31,12 @@
  *   __kind    type and flag bits, glibc's values (see fthr_impl.h)
  *
  * Robust mutexes keep the tid in the word instead (thr_mutex_robust.c), and
- * so do priority-inheritance ones (thr_mutex_pi.c). Priority-protect
- * mutexes are refused with ENOTSUP until fthr implements them.
+ * so do priority-inheritance ones (thr_mutex_pi.c); priority-protect ones
+ * keep their ceiling in the word's high bits (thr_mutex_pp.c).
  */
 #include "config.h"
 #include <errno.h>
+#include <sched.h>
 #include <string.h>
 #include "lll.h"
 #include "mutex.h"
@@ -48,7 +49,6 @@
 #define KNOWN_KIND_BITS                                                        \
 	(SLOW_KIND_BITS | FTHR_MUTEX_PSHARED | FTHR_MUTEX_ELISION |            \
 	 FTHR_MUTEX_NO_ELISION | (int)FTHR_MUTEX_CEILING_MASK)
-#define UNSUPPORTED_KIND_BITS FTHR_MUTEX_PRIO_PROTECT
 
 /* glibc's default bound on adaptive spinning. */
 #define ADAPTIVE_MAX_SPINS 100
@@ -141,10 +141,10 @@ static FTHR_NOINLINE int mutex_lock_slow(pthread_mutex_t *m, clockid_t clk,
 
 	if (unlikely(kind & ~KNOWN_KIND_BITS))
 		return EINVAL; /* destroyed or never initialized */
-	if (unlikely(kind & UNSUPPORTED_KIND_BITS))
-		return ENOTSUP;
 	if (kind & FTHR_MUTEX_PRIO_INHERIT)
 		return fthr_pi_lock(m, kind, clk, abstime, timed);
+	if (kind & FTHR_MUTEX_PRIO_PROTECT)
+		return fthr_pp_lock(m, kind, clk, abstime, timed);
 	if (kind & FTHR_MUTEX_ROBUST)
 		return fthr_robust_lock(m, kind, clk, abstime, timed);
 	tid = fthr_tid();
@@ -209,10 +209,12 @@ FTHR_HIDDEN int fthr_mutex_trylock(pthread_mutex_t *m)
 {
 	int kind = mutex_kind(m), tid;
 
-	if (unlikely(kind & (~KNOWN_KIND_BITS | UNSUPPORTED_KIND_BITS)))
-		return (kind & ~KNOWN_KIND_BITS) ? EINVAL : ENOTSUP;
+	if (unlikely(kind & ~KNOWN_KIND_BITS))
+		return EINVAL;
 	if (kind & FTHR_MUTEX_PRIO_INHERIT)
 		return fthr_pi_trylock(m, kind);
+	if (kind & FTHR_MUTEX_PRIO_PROTECT)
+		return fthr_pp_trylock(m, kind);
 	if (kind & FTHR_MUTEX_ROBUST)
 		return fthr_robust_trylock(m, kind);
 	tid = fthr_tid();
@@ -233,10 +235,12 @@ FTHR_HIDDEN int fthr_mutex_trylock(pthread_mutex_t *m)
 
 static FTHR_NOINLINE int mutex_unlock_slow(pthread_mutex_t *m, int kind)
 {
-	if (unlikely(kind & (~KNOWN_KIND_BITS | UNSUPPORTED_KIND_BITS)))
+	if (unlikely(kind & ~KNOWN_KIND_BITS))
 		return EINVAL;
 	if (kind & FTHR_MUTEX_PRIO_INHERIT)
 		return fthr_pi_unlock(m, kind, false);
+	if (kind & FTHR_MUTEX_PRIO_PROTECT)
+		return fthr_pp_unlock(m, kind, false);
 	if (kind & FTHR_MUTEX_ROBUST)
 		return fthr_robust_unlock(m, kind, false);
 	switch (kind & FTHR_MUTEX_KIND_MASK) {
@@ -275,11 +279,13 @@ int fthr_mutex_cond_unlock(pthread_mutex_t *m, unsigned *saved)
 {
 	int kind = mutex_kind(m), type = kind & FTHR_MUTEX_KIND_MASK;
 
-	if (unlikely(kind & (~KNOWN_KIND_BITS | UNSUPPORTED_KIND_BITS)))
+	if (unlikely(kind & ~KNOWN_KIND_BITS))
 		return EINVAL;
 	*saved = m->__data.__count;
 	if (kind & FTHR_MUTEX_PRIO_INHERIT)
 		return fthr_pi_unlock(m, kind, true);
+	if (kind & FTHR_MUTEX_PRIO_PROTECT)
+		return fthr_pp_unlock(m, kind, true);
 	if (kind & FTHR_MUTEX_ROBUST)
 		return fthr_robust_unlock(m, kind, true);
 	if ((type == PTHREAD_MUTEX_RECURSIVE || type == PTHREAD_MUTEX_ERRORCHECK) &&
@@ -296,9 +302,11 @@ int fthr_mutex_cond_lock(pthread_mutex_t *m, unsigned saved)
 	volatile int *w = lockword(m);
 	int kind = mutex_kind(m), r;
 
-	if (kind & (FTHR_MUTEX_ROBUST | FTHR_MUTEX_PRIO_INHERIT)) {
+	if (kind & (FTHR_MUTEX_ROBUST | FTHR_MUTEX_PRIO_INHERIT | FTHR_MUTEX_PRIO_PROTECT)) {
 		r = (kind & FTHR_MUTEX_PRIO_INHERIT)
 			    ? fthr_pi_lock(m, kind, CLOCK_MONOTONIC, NULL, false)
+		    : (kind & FTHR_MUTEX_PRIO_PROTECT)
+			    ? fthr_pp_lock(m, kind, CLOCK_MONOTONIC, NULL, false)
 			    : fthr_robust_lock(m, kind, CLOCK_MONOTONIC, NULL, false);
 		if (r == 0 || r == EOWNERDEAD)
 			m->__data.__count = saved;
@@ -313,9 +321,9 @@ int fthr_mutex_cond_lock(pthread_mutex_t *m, unsigned saved)
 
 bool fthr_mutex_requeue_ok(const pthread_mutex_t *m)
 {
-	return (mutex_kind(m) & (~KNOWN_KIND_BITS | UNSUPPORTED_KIND_BITS |
+	return (mutex_kind(m) & (~KNOWN_KIND_BITS |
 				 FTHR_MUTEX_PSHARED | FTHR_MUTEX_ROBUST |
-				 FTHR_MUTEX_PRIO_INHERIT)) == 0;
+				 FTHR_MUTEX_PRIO_INHERIT | FTHR_MUTEX_PRIO_PROTECT)) == 0;
 }
 
 FTHR_HIDDEN int fthr_mutex_init(pthread_mutex_t *m,
@@ -325,20 +333,33 @@ FTHR_HIDDEN int fthr_mutex_init(pthread_mutex_t *m,
 	int type = a & ~FTHR_MATTR_FLAG_BITS;
 	int proto = (a & FTHR_MATTR_PROTOCOL_MASK) >> FTHR_MATTR_PROTOCOL_SHIFT;
 
-	if (proto == PTHREAD_PRIO_PROTECT)
-		return ENOTSUP;
+	int ceiling = (a & FTHR_MATTR_CEILING_MASK) >> FTHR_MATTR_CEILING_SHIFT;
+
+	if (proto == PTHREAD_PRIO_PROTECT && (a & FTHR_MATTR_ROBUST))
+		return ENOTSUP; /* robust priority-protect: not implemented */
 	if (type < PTHREAD_MUTEX_NORMAL || type > PTHREAD_MUTEX_ADAPTIVE_NP)
 		return EINVAL;
 	memset(m, 0, sizeof(*m));
+	if (proto == PTHREAD_PRIO_PROTECT) {
+		int min = sched_get_priority_min(SCHED_FIFO);
+
+		/* glibc: the ceiling lives in the lock word's high bits */
+		m->__data.__lock = (ceiling < min ? min : ceiling) << 19;
+	}
 	m->__data.__kind = type | ((a & FTHR_MATTR_PSHARED) ? FTHR_MUTEX_PSHARED : 0) |
 			   ((a & FTHR_MATTR_ROBUST) ? FTHR_MUTEX_ROBUST : 0) |
-			   (proto == PTHREAD_PRIO_INHERIT ? FTHR_MUTEX_PRIO_INHERIT : 0);
+			   (proto == PTHREAD_PRIO_INHERIT ? FTHR_MUTEX_PRIO_INHERIT : 0) |
+			   (proto == PTHREAD_PRIO_PROTECT ? FTHR_MUTEX_PRIO_PROTECT : 0);
 	return 0;
 }
 
 FTHR_HIDDEN int fthr_mutex_destroy(pthread_mutex_t *m)
 {
-	if (a_load_relaxed(lockword(m)) != 0 || m->__data.__nusers != 0)
+	int word = a_load_relaxed(lockword(m));
+
+	if (mutex_kind(m) & FTHR_MUTEX_PRIO_PROTECT)
+		word &= ~(int)FTHR_MUTEX_CEILING_MASK; /* the ceiling is no lock */
+	if (word != 0 || m->__data.__nusers != 0)
 		return EBUSY;
 	/* As glibc: a destroyed mutex has an impossible kind, so a later lock
 	 * returns EINVAL instead of silently working. */

@@ -1,0 +1,160 @@
+/* tests/t_pp.c: priority-protect mutexes: the ceiling in glibc's word,
+ * priority raised to the ceiling while held and restored after (nested
+ * too), EINVAL above the ceiling, get/setprioceiling. Needs real-time
+ * priority; where it is refused the tests say SKIPPED and return. */
+#include <sched.h>
+#include <stdio.h>
+#include "harness.h"
+
+static int my_prio(void)
+{
+	struct sched_param sp;
+
+	sched_getparam(0, &sp);
+	return sp.sched_priority;
+}
+
+static int go_fifo(int prio)
+{
+	struct sched_param sp = { .sched_priority = prio };
+
+	if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) != 0) {
+		fprintf(stderr, "t_pp: SKIPPED, no real-time priority here "
+				"(sched_setscheduler(SCHED_FIFO) refused)\n");
+		return 0;
+	}
+	return 1;
+}
+
+static void init_pp(pthread_mutex_t *m, int type, int ceiling)
+{
+	pthread_mutexattr_t a;
+	int v;
+
+	ck_assert_int_eq(pthread_mutexattr_init(&a), 0);
+	ck_assert_int_eq(pthread_mutexattr_settype(&a, type), 0);
+	ck_assert_int_eq(pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_PROTECT), 0);
+	ck_assert_int_eq(pthread_mutexattr_setprioceiling(&a, ceiling), 0);
+	ck_assert_int_eq(pthread_mutexattr_getprioceiling(&a, &v), 0);
+	ck_assert_int_eq(v, ceiling);
+	ck_assert_int_eq(pthread_mutex_init(m, &a), 0);
+}
+
+START_TEST(layout_and_ceiling_calls)
+{
+	pthread_mutex_t m, plain = PTHREAD_MUTEX_INITIALIZER;
+	int c, old = -1;
+
+	init_pp(&m, PTHREAD_MUTEX_NORMAL, 20);
+	ck_assert_int_eq(m.__data.__lock, 20 << 19); /* glibc's word */
+	ck_assert_int_eq(m.__data.__kind & 64, 64);
+	ck_assert_int_eq(pthread_mutex_getprioceiling(&m, &c), 0);
+	ck_assert_int_eq(c, 20);
+	ck_assert_int_eq(pthread_mutex_setprioceiling(&m, 25, &old), 0);
+	ck_assert_int_eq(old, 20);
+	ck_assert_int_eq(pthread_mutex_getprioceiling(&m, &c), 0);
+	ck_assert_int_eq(c, 25);
+	ck_assert_int_eq(pthread_mutex_setprioceiling(&m, 1000, &old), EINVAL);
+	ck_assert_int_eq(pthread_mutex_getprioceiling(&plain, &c), EINVAL);
+	ck_assert_int_eq(pthread_mutex_setprioceiling(&plain, 10, &old), EINVAL);
+	ck_assert_int_eq(pthread_mutex_destroy(&m), 0);
+}
+END_TEST
+
+START_TEST(raised_while_held_restored_after)
+{
+	pthread_mutex_t a, b;
+
+	if (!go_fifo(10))
+		return;
+	init_pp(&a, PTHREAD_MUTEX_NORMAL, 20);
+	init_pp(&b, PTHREAD_MUTEX_RECURSIVE, 30);
+	ck_assert_int_eq(pthread_mutex_lock(&a), 0);
+	ck_assert_int_eq(my_prio(), 20);
+	ck_assert_int_eq(pthread_mutex_lock(&b), 0);
+	ck_assert_int_eq(my_prio(), 30);
+	ck_assert_int_eq(pthread_mutex_lock(&b), 0); /* recursive */
+	ck_assert_int_eq(pthread_mutex_unlock(&b), 0);
+	ck_assert_int_eq(my_prio(), 30);
+	ck_assert_int_eq(pthread_mutex_unlock(&b), 0);
+	ck_assert_int_eq(my_prio(), 20);
+	ck_assert_int_eq(pthread_mutex_trylock(&a), EBUSY);
+	ck_assert_int_eq(pthread_mutex_unlock(&a), 0);
+	ck_assert_int_eq(my_prio(), 10); /* glibc 2.36 leaves it at 20 */
+	ck_assert_int_eq(pthread_mutex_trylock(&a), 0);
+	ck_assert_int_eq(my_prio(), 20);
+	ck_assert_int_eq(pthread_mutex_unlock(&a), 0);
+	ck_assert_int_eq(my_prio(), 10);
+}
+END_TEST
+
+START_TEST(above_the_ceiling_is_einval)
+{
+	pthread_mutex_t m;
+	int c;
+
+	if (!go_fifo(30))
+		return;
+	init_pp(&m, PTHREAD_MUTEX_ERRORCHECK, 20);
+	ck_assert_int_eq(pthread_mutex_lock(&m), EINVAL);
+	ck_assert_int_eq(pthread_mutex_trylock(&m), EINVAL);
+	ck_assert_int_eq(my_prio(), 30);
+	ck_assert_int_eq(pthread_mutex_setprioceiling(&m, 40, &c), 0);
+	ck_assert_int_eq(c, 20);
+	ck_assert_int_eq(pthread_mutex_lock(&m), 0);
+	ck_assert_int_eq(my_prio(), 40);
+	ck_assert_int_eq(pthread_mutex_lock(&m), EDEADLK);
+	ck_assert_int_eq(pthread_mutex_unlock(&m), 0);
+	ck_assert_int_eq(my_prio(), 30);
+}
+END_TEST
+
+static pthread_mutex_t cm;
+static long counter;
+static void *hammer(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 20000; i++) {
+		if (pthread_mutex_lock(&cm) != 0)
+			return (void *)1;
+		counter++;
+		if (pthread_mutex_unlock(&cm) != 0)
+			return (void *)2;
+	}
+	return NULL;
+}
+
+START_TEST(counted_exclusion)
+{
+	pthread_t t[3];
+	pthread_attr_t a;
+	struct sched_param sp = { .sched_priority = 5 };
+	int i;
+
+	if (!go_fifo(5))
+		return;
+	init_pp(&cm, PTHREAD_MUTEX_NORMAL, 10);
+	pthread_attr_init(&a);
+	pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&a, SCHED_FIFO);
+	pthread_attr_setschedparam(&a, &sp);
+	for (i = 0; i < 3; i++)
+		ck_assert_int_eq(pthread_create(&t[i], &a, hammer, NULL), 0);
+	for (i = 0; i < 3; i++)
+		ck_assert_ptr_null(harness_join(t[i], 30));
+	ck_assert_int_eq(counter, 60000);
+	ck_assert_int_eq(cm.__data.__lock, 10 << 19);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("pp");
+	TCase *tc = harness_tcase(s, "pp", 30);
+
+	tcase_add_test(tc, layout_and_ceiling_calls);
+	tcase_add_test(tc, raised_while_held_restored_after);
+	tcase_add_test(tc, above_the_ceiling_is_einval);
+	tcase_add_test(tc, counted_exclusion);
+	return harness_main(s);
+}
