@@ -443,10 +443,7 @@ START_TEST(word_states_and_handoff)
 }
 END_TEST
 
-/* ---- the host's condition variables work with fthr's mutexes ----
- * Until fthr has its own, glibc's pthread_cond_wait unlocks and relocks
- * fthr's mutexes through its internal calls: the shared layout and futex
- * protocol make that work for every type. */
+/* ---- condition waits release and re-take every type of mutex ---- */
 static pthread_mutex_t qm;
 static pthread_cond_t qc = PTHREAD_COND_INITIALIZER;
 static int queue, consumed;
@@ -471,7 +468,7 @@ static void *consumer(void *arg)
 	}
 }
 
-START_TEST(host_condvar_with_each_type)
+START_TEST(condvar_with_each_type)
 {
 	pthread_t t[3];
 	int i;
@@ -504,6 +501,60 @@ START_TEST(host_condvar_with_each_type)
 }
 END_TEST
 
+
+/* ---- a signal handler that uses trylock while its thread sleeps in a
+ * lock of the same mutex, and locks another, corrupts nothing ---- */
+#include <signal.h>
+static pthread_mutex_t sig_m = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t sig_other = PTHREAD_MUTEX_INITIALIZER;
+static volatile int handled, handler_busy;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	if (pthread_mutex_trylock(&sig_m) == EBUSY)
+		handler_busy++;
+	if (pthread_mutex_trylock(&sig_other) == 0)
+		pthread_mutex_unlock(&sig_other);
+	handled++;
+}
+
+static void *sig_waiter(void *arg)
+{
+	(void)arg;
+	if (pthread_mutex_lock(&sig_m) != 0)
+		return (void *)1;
+	pthread_mutex_unlock(&sig_m);
+	return NULL;
+}
+
+START_TEST(signal_handler_trylock_while_waiting)
+{
+	struct sigaction sa = { .sa_handler = on_usr1 };
+	pthread_t t;
+	int i;
+
+	sigaction(SIGUSR1, &sa, NULL);
+	ck_assert_int_eq(pthread_mutex_lock(&sig_m), 0);
+	pthread_create(&t, NULL, sig_waiter, NULL);
+	while (__atomic_load_n(&sig_m.__data.__lock, __ATOMIC_RELAXED) != 2)
+		usleep(1000);
+	for (i = 0; i < 50; i++) {
+		pthread_kill(t, SIGUSR1);
+		usleep(1000);
+	}
+	while (handled < 50)
+		usleep(1000);
+	ck_assert_int_eq(handler_busy, 50);
+	ck_assert_int_eq(pthread_mutex_unlock(&sig_m), 0);
+	ck_assert_ptr_null(harness_join(t, 10));
+	ck_assert_int_eq(sig_m.__data.__lock, 0);
+	ck_assert_int_eq(sig_other.__data.__lock, 0);
+	ck_assert_int_eq(pthread_mutex_trylock(&sig_m), 0);
+	ck_assert_int_eq(pthread_mutex_unlock(&sig_m), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("mutex");
@@ -531,8 +582,10 @@ int main(void)
 	tcase_add_loop_test(tc, destroy_busy_then_einval, PTHREAD_MUTEX_NORMAL,
 			    PTHREAD_MUTEX_ADAPTIVE_NP + 1);
 	tcase_add_test(tc, word_states_and_handoff);
-	tc = harness_tcase(s, "host-condvar", 60);
-	tcase_add_loop_test(tc, host_condvar_with_each_type, PTHREAD_MUTEX_NORMAL,
+	tc = harness_tcase(s, "signals", 20);
+	tcase_add_test(tc, signal_handler_trylock_while_waiting);
+	tc = harness_tcase(s, "condvar", 60);
+	tcase_add_loop_test(tc, condvar_with_each_type, PTHREAD_MUTEX_NORMAL,
 			    PTHREAD_MUTEX_ADAPTIVE_NP + 1);
 	return harness_main(s);
 }
