@@ -5,6 +5,7 @@
 #define FTHR_MUTEX_H
 
 #include "fthr_impl.h"
+#include <errno.h>
 #include <time.h>
 
 FTHR_HIDDEN int fthr_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *a);
@@ -15,6 +16,22 @@ FTHR_HIDDEN int fthr_mutex_timedlock(pthread_mutex_t *m, const struct timespec *
 FTHR_HIDDEN int fthr_mutex_unlock(pthread_mutex_t *m);
 FTHR_HIDDEN int fthr_mutexattr_init(pthread_mutexattr_t *a);
 FTHR_HIDDEN int fthr_mutexattr_settype(pthread_mutexattr_t *a, int type);
+
+/* The owner locks its mutex again: EDEADLK (errorcheck), one more level
+ * (recursive; EAGAIN at the limit), or, for the other types, EBUSY from a
+ * trylock and -1 from a lock (which then blocks on itself, as POSIX says). */
+static inline int fthr_mutex_relock(pthread_mutex_t *m, int type, bool trying)
+{
+	if (type == PTHREAD_MUTEX_ERRORCHECK)
+		return trying ? EBUSY : EDEADLK;
+	if (type == PTHREAD_MUTEX_RECURSIVE) {
+		if (m->__data.__count + 1 == 0)
+			return EAGAIN;
+		m->__data.__count++;
+		return 0;
+	}
+	return trying ? EBUSY : -1;
+}
 
 /* Robust mutexes (thr_mutex_robust.c), called from thr_mutex.c's slow paths
  * with the mutex's kind. */

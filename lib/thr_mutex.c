@@ -148,16 +148,8 @@ static FTHR_NOINLINE int mutex_lock_slow(pthread_mutex_t *m, clockid_t clk,
 	if (kind & FTHR_MUTEX_ROBUST)
 		return fthr_robust_lock(m, kind, clk, abstime, timed);
 	tid = fthr_tid();
-	if (mutex_owner(m) == tid) {
-		if (type == PTHREAD_MUTEX_RECURSIVE) {
-			if (m->__data.__count + 1 == 0)
-				return EAGAIN;
-			m->__data.__count++;
-			return 0;
-		}
-		if (type == PTHREAD_MUTEX_ERRORCHECK)
-			return EDEADLK;
-	}
+	if (mutex_owner(m) == tid && (r = fthr_mutex_relock(m, type, false)) >= 0)
+		return r;
 	if (!a_cas_acquire(lockword(m), 0, 1)) {
 		r = mutex_wait(m, kind, clk, abstime, timed);
 		if (r)
@@ -218,13 +210,8 @@ FTHR_HIDDEN int fthr_mutex_trylock(pthread_mutex_t *m)
 	if (kind & FTHR_MUTEX_ROBUST)
 		return fthr_robust_trylock(m, kind);
 	tid = fthr_tid();
-	if ((kind & FTHR_MUTEX_KIND_MASK) == PTHREAD_MUTEX_RECURSIVE &&
-	    mutex_owner(m) == tid) {
-		if (m->__data.__count + 1 == 0)
-			return EAGAIN;
-		m->__data.__count++;
-		return 0;
-	}
+	if (mutex_owner(m) == tid)
+		return fthr_mutex_relock(m, kind & FTHR_MUTEX_KIND_MASK, true);
 	if (!a_cas_acquire(lockword(m), 0, 1))
 		return EBUSY;
 	mutex_took(m, tid);

@@ -76,23 +76,6 @@ static int pi_took(pthread_mutex_t *m, int kind, struct fthr_robust_list *h, int
 	return 0;
 }
 
-/* Our own tid in the word. */
-static int pi_relock(pthread_mutex_t *m, int type, struct fthr_robust_list *h,
-		     bool trying)
-{
-	if (h)
-		fthr_robust_pending(h, NULL);
-	if (type == PTHREAD_MUTEX_ERRORCHECK)
-		return EDEADLK;
-	if (type == PTHREAD_MUTEX_RECURSIVE) {
-		if (m->__data.__count + 1 == 0)
-			return EAGAIN;
-		m->__data.__count++;
-		return 0;
-	}
-	return trying ? EBUSY : -1;
-}
-
 /* A normal mutex locked by its owner: deadlock, bounded by the deadline. */
 static int pi_self_deadlock(clockid_t clk, const struct timespec *abstime)
 {
@@ -121,9 +104,12 @@ int fthr_pi_lock(pthread_mutex_t *m, int kind, clockid_t clk,
 	if (__atomic_compare_exchange_n(w, &old, tid, false, __ATOMIC_ACQUIRE,
 					__ATOMIC_RELAXED))
 		return pi_took(m, kind, h, tid);
-	if ((old & FUTEX_TID_MASK) == tid &&
-	    (r = pi_relock(m, kind & FTHR_MUTEX_KIND_MASK, h, false)) >= 0)
-		return r;
+	if ((old & FUTEX_TID_MASK) == tid) {
+		if (h)
+			fthr_robust_pending(h, NULL);
+		if ((r = fthr_mutex_relock(m, kind & FTHR_MUTEX_KIND_MASK, false)) >= 0)
+			return r;
+	}
 	if (timed && (r = fthr_abstime_check(abstime)) != 0)
 		goto fail;
 	r = fthr_futex_lock_pi(w, pi_shared(kind), clk, timed ? abstime : NULL);
@@ -151,8 +137,14 @@ int fthr_pi_trylock(pthread_mutex_t *m, int kind)
 	if (__atomic_compare_exchange_n(w, &old, tid, false, __ATOMIC_ACQUIRE,
 					__ATOMIC_RELAXED))
 		return pi_took(m, kind, h, tid);
-	if ((old & FUTEX_TID_MASK) == tid)
-		return pi_relock(m, kind & FTHR_MUTEX_KIND_MASK, h, true);
+	if ((old & FUTEX_TID_MASK) == tid) {
+		if (h)
+			fthr_robust_pending(h, NULL);
+		/* glibc: an errorcheck PI trylock by the owner: EDEADLK */
+		return (kind & FTHR_MUTEX_KIND_MASK) == PTHREAD_MUTEX_ERRORCHECK
+			       ? EDEADLK
+			       : fthr_mutex_relock(m, kind & FTHR_MUTEX_KIND_MASK, true);
+	}
 	/* a dead owner's word: the kernel takes it over for us */
 	if (h && (old & FUTEX_OWNER_DIED) &&
 	    fthr_futex_trylock_pi(w, true) == 0)

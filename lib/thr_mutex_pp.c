@@ -85,16 +85,9 @@ int fthr_pp_lock(pthread_mutex_t *m, int kind, clockid_t clk,
 	int tid = fthr_tid(), type = kind & FTHR_MUTEX_KIND_MASK, r;
 	bool shared = kind & FTHR_MUTEX_PSHARED;
 
-	if (a_load_relaxed(&m->__data.__owner) == tid) {
-		if (type == PTHREAD_MUTEX_ERRORCHECK)
-			return EDEADLK;
-		if (type == PTHREAD_MUTEX_RECURSIVE) {
-			if (m->__data.__count + 1 == 0)
-				return EAGAIN;
-			m->__data.__count++;
-			return 0;
-		}
-	}
+	if (a_load_relaxed(&m->__data.__owner) == tid &&
+	    (r = fthr_mutex_relock(m, type, false)) >= 0)
+		return r;
 	for (;;) {
 		int old = a_load_relaxed(w), c = ceiling_of(old), cv = old & CEIL_MASK;
 
@@ -142,15 +135,8 @@ int fthr_pp_trylock(pthread_mutex_t *m, int kind)
 	volatile int *w = &m->__data.__lock;
 	int tid = fthr_tid(), old, c, r;
 
-	if (a_load_relaxed(&m->__data.__owner) == tid) {
-		if ((kind & FTHR_MUTEX_KIND_MASK) == PTHREAD_MUTEX_RECURSIVE) {
-			if (m->__data.__count + 1 == 0)
-				return EAGAIN;
-			m->__data.__count++;
-			return 0;
-		}
-		return EBUSY;
-	}
+	if (a_load_relaxed(&m->__data.__owner) == tid)
+		return fthr_mutex_relock(m, kind & FTHR_MUTEX_KIND_MASK, true);
 	old = a_load_relaxed(w);
 	c = ceiling_of(old);
 	if (old & STATE_MASK)

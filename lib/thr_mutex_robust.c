@@ -155,21 +155,6 @@ static int robust_took_dead(struct fthr_robust_list *h, pthread_mutex_t *m)
 	return EOWNERDEAD;
 }
 
-/* Our own tid in the word: what a relock means for the type. */
-static int robust_relock(struct fthr_robust_list *h, pthread_mutex_t *m, int type, bool trying)
-{
-	h->list_op_pending = NULL;
-	if (type == PTHREAD_MUTEX_ERRORCHECK)
-		return EDEADLK;
-	if (type == PTHREAD_MUTEX_RECURSIVE) {
-		if (m->__data.__count + 1 == 0)
-			return EAGAIN;
-		m->__data.__count++;
-		return 0;
-	}
-	return trying ? EBUSY : -1; /* -1: a normal mutex blocks on itself */
-}
-
 int fthr_robust_lock(pthread_mutex_t *m, int kind, clockid_t clk,
 		     const struct timespec *abstime, bool timed)
 {
@@ -197,8 +182,11 @@ int fthr_robust_lock(pthread_mutex_t *m, int kind, clockid_t clk,
 				return robust_took_dead(h, m);
 			continue;
 		}
-		if ((old & FUTEX_TID_MASK) == tid && (r = robust_relock(h, m, type, false)) >= 0)
-			return r;
+		if ((old & FUTEX_TID_MASK) == tid) {
+			h->list_op_pending = NULL;
+			if ((r = fthr_mutex_relock(m, type, false)) >= 0)
+				return r;
+		}
 		if (!(old & FUTEX_WAITERS)) {
 			if (!__atomic_compare_exchange_n(w, &old, old | FUTEX_WAITERS, false,
 							 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
@@ -242,8 +230,13 @@ int fthr_robust_trylock(pthread_mutex_t *m, int kind)
 				return robust_took_dead(h, m);
 			continue;
 		}
-		if ((old & FUTEX_TID_MASK) == tid)
-			return robust_relock(h, m, kind & FTHR_MUTEX_KIND_MASK, true);
+		if ((old & FUTEX_TID_MASK) == tid) {
+			h->list_op_pending = NULL;
+			/* glibc: a robust errorcheck trylock by the owner: EDEADLK */
+			return (kind & FTHR_MUTEX_KIND_MASK) == PTHREAD_MUTEX_ERRORCHECK
+				       ? EDEADLK
+				       : fthr_mutex_relock(m, kind & FTHR_MUTEX_KIND_MASK, true);
+		}
 		h->list_op_pending = NULL;
 		return EBUSY;
 	}

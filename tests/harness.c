@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "harness.h"
 
 TCase *harness_tcase(Suite *s, const char *name, double seconds)
@@ -58,6 +59,43 @@ void harness_run_threads(int n, void *(*fn)(void *), void *args, size_t argsize,
 	for (i = 0; i < n; i++)
 		harness_join(t[i], seconds);
 	free(t);
+}
+
+static int task_state(int tid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return (p && p[1] == ' ') ? p[2] : -1;
+}
+
+void harness_wait_asleep(int tid, double seconds)
+{
+	int64_t end = harness_now_ns(CLOCK_MONOTONIC) + (int64_t)(seconds * 1e9);
+	int seen = 0, st;
+
+	for (;;) {
+		st = task_state(tid);
+		if (st < 0) {
+			usleep(200000);
+			return;
+		}
+		seen = (st == 'S') ? seen + 1 : 0;
+		if (seen >= 2)
+			return;
+		ck_assert_msg(harness_now_ns(CLOCK_MONOTONIC) < end,
+			      "thread %d never went to sleep (state %c)", tid, st);
+		usleep(seen ? 50000 : 1000);
+	}
 }
 
 const char *harness_object_of(void *fn)

@@ -34,6 +34,12 @@ void harness_run_threads(int n, void *(*fn)(void *), void *args, size_t argsize,
 /* Join one thread, failing the test if it takes longer than 'seconds'. */
 void *harness_join(pthread_t t, double seconds);
 
+/* Wait (at most 'seconds', failing the test after) until thread tid is
+ * asleep in the kernel, seen twice 50 ms apart, so that a thread announced
+ * as "about to block" really is blocked in the call under test. Without
+ * /proc, just give it time. */
+void harness_wait_asleep(int tid, double seconds);
+
 /* Where the definition of a function lives (dladdr's file name). */
 const char *harness_object_of(void *fn);
 

@@ -16,45 +16,6 @@
 
 static int gettid_(void) { return (int)syscall(SYS_gettid); }
 
-/* Wait (at most 'seconds') until thread tid is asleep in the kernel, seen
- * twice 50 ms apart: a thread announced as "about to wait" really is
- * blocked in the barrier. Without /proc, just give it time. */
-static int task_state(int tid)
-{
-	char path[64], buf[512], *p;
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	return (p && p[1] == ' ') ? p[2] : -1;
-}
-
-static void wait_asleep(int tid, double seconds)
-{
-	int64_t end = harness_now_ns(CLOCK_MONOTONIC) + (int64_t)(seconds * 1e9);
-	int seen = 0, st;
-
-	for (;;) {
-		st = task_state(tid);
-		if (st < 0) {
-			usleep(200000);
-			return;
-		}
-		seen = (st == 'S') ? seen + 1 : 0;
-		if (seen >= 2)
-			return;
-		ck_assert_msg(harness_now_ns(CLOCK_MONOTONIC) < end,
-			      "thread %d never went to sleep (state %c)", tid, st);
-		usleep(seen ? 50000 : 1000);
-	}
-}
 
 static int wait_ne0(int *p, double seconds)
 {
@@ -194,7 +155,7 @@ START_TEST(waits_for_last_arrival)
 		ck_assert_int_eq(pthread_create(&t[i], NULL, one_waiter,
 						(void *)(intptr_t)i), 0);
 		ck_assert(wait_ne0(&w_tid[i], 5));
-		wait_asleep(LOAD(&w_tid[i]), 5);
+		harness_wait_asleep(LOAD(&w_tid[i]), 5);
 	}
 	/* two of three arrived: both still blocked */
 	usleep(50000);
@@ -333,7 +294,7 @@ START_TEST(destroy_while_waiting)
 		d_tid = d_done = 0;
 		ck_assert_int_eq(pthread_create(&w, NULL, busy_waiter, NULL), 0);
 		ck_assert(wait_ne0(&d_tid, 5));
-		wait_asleep(LOAD(&d_tid), 5);
+		harness_wait_asleep(LOAD(&d_tid), 5);
 		ck_assert_int_eq(pthread_create(&d, NULL, destroyer, NULL), 0);
 		ck_assert_int_eq((intptr_t)harness_join(d, 3), EBUSY);
 		/* the waiter is still waiting and the last arrival releases it */

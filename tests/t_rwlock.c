@@ -57,45 +57,6 @@ static void init_kind(pthread_rwlock_t *rw, int kind, int pshared)
 	ck_assert_int_eq(pthread_rwlockattr_destroy(&a), 0);
 }
 
-/* Wait (at most 'seconds') until thread tid is asleep in the kernel, seen
- * twice 50 ms apart, so that a thread announced as "about to block" really
- * is blocked in the call under test. Without /proc, just give it time. */
-static int task_state(int tid)
-{
-	char path[64], buf[512], *p;
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	return (p && p[1] == ' ') ? p[2] : -1;
-}
-
-static void wait_asleep(int tid, double seconds)
-{
-	int64_t end = harness_now_ns(CLOCK_MONOTONIC) + (int64_t)(seconds * 1e9);
-	int seen = 0, st;
-
-	for (;;) {
-		st = task_state(tid);
-		if (st < 0) {
-			usleep(200000);
-			return;
-		}
-		seen = (st == 'S') ? seen + 1 : 0;
-		if (seen >= 2)
-			return;
-		ck_assert_msg(harness_now_ns(CLOCK_MONOTONIC) < end,
-			      "thread %d never went to sleep (state %c)", tid, st);
-		usleep(seen ? 50000 : 1000);
-	}
-}
 
 /* Spin-wait (bounded) until *p == v. */
 static int wait_eq(int *p, int v, double seconds)
@@ -776,7 +737,7 @@ START_TEST(recursive_read_behind_writer)
 	ck_assert(wait_eq(&r_has, 1, 5));
 	ck_assert_int_eq(pthread_create(&wt, NULL, rec_writer, NULL), 0);
 	ck_assert(wait_eq(&w_started, 1, 5));
-	wait_asleep(LOAD(&w_tid), 5); /* W is blocked in wrlock */
+	harness_wait_asleep(LOAD(&w_tid), 5); /* W is blocked in wrlock */
 	ck_assert_int_eq(LOAD(&w_got), 0);
 	STORE(&r_go, 1);
 	rr = (intptr_t)harness_join(rt, 5);
@@ -945,7 +906,7 @@ START_TEST(timed_succeeds_when_released)
 	start_holder(&h, &trw, !tw_write);
 	ck_assert_int_eq(pthread_create(&t, NULL, timed_waiter, &tid), 0);
 	ck_assert(wait_ne0(&tid, 5));
-	wait_asleep(LOAD(&tid), 5); /* blocked behind the holder */
+	harness_wait_asleep(LOAD(&tid), 5); /* blocked behind the holder */
 	stop_holder(&h);
 	ck_assert_int_eq((intptr_t)harness_join(t, 5), 0);
 	ck_assert_int_eq(pthread_rwlock_trywrlock(&trw), 0);
