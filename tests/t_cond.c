@@ -766,18 +766,21 @@ END_TEST
  *
  * Workers wait (untimed, or with a 30 s deadline) for tokens and consume
  * them. Noise waiters on the same cond use deadlines of 0-2 ms, so they
- * time out constantly and move the cond's internal groups around. The
+ * time out constantly and move the cond's internal state around. The
  * signaller adds a token under the mutex before every signal, sending it
- * sometimes with the mutex held and sometimes after unlocking, and now and
- * then stops and demands that every token be consumed within 1 s with no
- * further signal: a lost wakeup leaves a token behind and a worker asleep.
+ * sometimes with the mutex held and sometimes after unlocking, in short
+ * bursts; after most bursts it stops and demands that every token be
+ * consumed within 1 s with no further signal: a lost wakeup leaves a token
+ * behind and the workers asleep.
  *
- * POSIX lets a timed-out waiter consume a signal sent concurrently, so a
- * noise waiter that returns consumes a token when a signal could have been
- * in flight during its wait (sig_started moved past the sig_done it saw at
- * the start); otherwise it cannot have absorbed one and leaves the tokens
- * to the workers, which keeps the stall check honest. */
-enum { ST_WORKERS = 4, ST_NOISE = 4, ST_MS = 2500, ST_STALL_MS = 1000 };
+ * A noise waiter may take a token only when it may have absorbed a signal:
+ * woken (returned 0) while some signal was sent during its wait, or timed
+ * out while a signal was in flight at its deadline (POSIX: a timed-out
+ * waiter "may consume a condition signal directed concurrently"; slack
+ * ST_SLACK_US). Otherwise it leaves the tokens to the workers, so it cannot
+ * hide a wakeup that the cond lost. */
+enum { ST_WORKERS = 4, ST_NOISE = 4, ST_MS = 2500, ST_STALL_MS = 1000,
+       ST_SLACK_US = 200 };
 static struct {
 	pthread_mutex_t m;
 	pthread_cond_t c;
@@ -785,6 +788,7 @@ static struct {
 	long consumed[ST_WORKERS + ST_NOISE];
 	long timeouts, noise_takes;
 	long sig_started, sig_done; /* atomics */
+	int64_t last_done_ns;       /* atomic: CLOCK_MONOTONIC */
 } st;
 
 static void *st_worker(void *arg)
@@ -823,7 +827,7 @@ static void *st_worker(void *arg)
 
 static void *st_noise(void *arg)
 {
-	int i = (int)(long)arg, r;
+	int i = (int)(long)arg, r, may_take;
 	unsigned seed = 0x85ebca6bu * (unsigned)(i + 1);
 
 	if (pthread_mutex_lock(&st.m))
@@ -831,22 +835,31 @@ static void *st_noise(void *arg)
 	while (!st.stop) {
 		long d0 = __atomic_load_n(&st.sig_done, __ATOMIC_SEQ_CST);
 		long us = (long)(rnd(&seed) % 2000);
+		int64_t dl_mono = harness_now_ns(CLOCK_MONOTONIC) + us * 1000;
 
 		if (rnd(&seed) & 1) {
 			struct timespec dl = deadline_us(CLOCK_REALTIME, us);
 
 			r = pthread_cond_timedwait(&st.c, &st.m, &dl);
 		} else {
-			struct timespec dl = deadline_us(CLOCK_MONOTONIC, us);
+			struct timespec dl = ns_ts(dl_mono);
 
 			r = pthread_cond_clockwait(&st.c, &st.m, CLOCK_MONOTONIC, &dl);
 		}
+		long s1 = __atomic_load_n(&st.sig_started, __ATOMIC_SEQ_CST);
+		long d1 = __atomic_load_n(&st.sig_done, __ATOMIC_SEQ_CST);
+		int64_t last = __atomic_load_n(&st.last_done_ns, __ATOMIC_SEQ_CST);
+
+		if (r == 0)
+			may_take = s1 != d0;
+		else if (r == ETIMEDOUT)
+			may_take = s1 != d0 &&
+				   (s1 != d1 || last >= dl_mono - ST_SLACK_US * 1000);
+		else
+			return (void *)2;
 		if (r == ETIMEDOUT)
 			st.timeouts++;
-		else if (r != 0)
-			return (void *)2;
-		if (st.tokens > 0 &&
-		    __atomic_load_n(&st.sig_started, __ATOMIC_SEQ_CST) != d0) {
+		if (st.tokens > 0 && may_take) {
 			st.tokens--;
 			st.consumed[i]++;
 			st.noise_takes++;
@@ -861,22 +874,25 @@ static void *st_noise(void *arg)
 	return NULL;
 }
 
+static void st_signal(void)
+{
+	__atomic_add_fetch(&st.sig_started, 1, __ATOMIC_SEQ_CST);
+	ck_assert_int_eq(pthread_cond_signal(&st.c), 0);
+	__atomic_store_n(&st.last_done_ns, harness_now_ns(CLOCK_MONOTONIC),
+			 __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&st.sig_done, 1, __ATOMIC_SEQ_CST);
+}
+
 static void st_send(int held)
 {
 	pthread_mutex_lock(&st.m);
 	st.tokens++;
 	st.produced++;
-	if (held) {
-		__atomic_add_fetch(&st.sig_started, 1, __ATOMIC_SEQ_CST);
-		ck_assert_int_eq(pthread_cond_signal(&st.c), 0);
-		__atomic_add_fetch(&st.sig_done, 1, __ATOMIC_SEQ_CST);
-		pthread_mutex_unlock(&st.m);
-	} else {
-		pthread_mutex_unlock(&st.m);
-		__atomic_add_fetch(&st.sig_started, 1, __ATOMIC_SEQ_CST);
-		ck_assert_int_eq(pthread_cond_signal(&st.c), 0);
-		__atomic_add_fetch(&st.sig_done, 1, __ATOMIC_SEQ_CST);
-	}
+	if (held)
+		st_signal();
+	pthread_mutex_unlock(&st.m);
+	if (!held)
+		st_signal();
 }
 
 /* Every token consumed within ST_STALL_MS, no signal sent meanwhile. */
@@ -917,7 +933,7 @@ START_TEST(lost_wakeup_stress)
 
 	end = harness_now_ns(CLOCK_MONOTONIC) + ST_MS * MS;
 	while (harness_now_ns(CLOCK_MONOTONIC) < end) {
-		unsigned k = 1 + rnd(&seed) % 4, j;
+		unsigned k = 1 + rnd(&seed) % 3, j;
 
 		for (j = 0; j < k; j++) {
 			st_send(rnd(&seed) & 1);
@@ -933,14 +949,14 @@ START_TEST(lost_wakeup_stress)
 			}
 		}
 		rounds++;
-		if (rnd(&seed) & 1) {
+		if (rnd(&seed) % 4) {
 			checks++;
 			stalled = st_drain();
 			if (stalled)
 				break;
-		} else if ((rnd(&seed) & 7) == 0) {
-			usleep(rnd(&seed) % 500);
 		}
+		if ((rnd(&seed) & 7) == 0)
+			usleep(rnd(&seed) % 500);
 	}
 	if (!stalled) {
 		checks++;
@@ -953,8 +969,8 @@ START_TEST(lost_wakeup_stress)
 	pthread_mutex_unlock(&st.m);
 	ck_assert_msg(stalled == 0,
 		      "lost wakeup: %ld token(s) left unconsumed for %d ms with "
-		      "workers waiting (round %ld, %ld produced)",
-		      stalled, ST_STALL_MS, rounds, st.produced);
+		      "workers waiting (burst %ld, %ld signals, %ld drain checks)",
+		      stalled, ST_STALL_MS, rounds, st.produced, checks);
 	for (i = 0; i < ST_WORKERS + ST_NOISE; i++)
 		ck_assert_ptr_null(harness_join(t[i], 10));
 	for (i = 0; i < ST_WORKERS + ST_NOISE; i++)
