@@ -1,0 +1,721 @@
+/* bench/fthr-bench.c: fthr's benchmark programs in one binary, compiled
+ * once against the system <pthread.h> and run by bench/run.sh on plain
+ * glibc and with fthr preloaded.
+ *
+ *   fthr-bench NAME [ARGS...]
+ *
+ * prints one line "RESULT <value> <unit> cpu=<process cpu seconds> [extra]"
+ * and exits 0; a benchmark whose own check fails (lost updates, two
+ * writers inside, items missing) prints "VIOLATION ..." and exits 1, so a
+ * fast wrong lock can never look good. `fthr-bench list` names them all.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <semaphore.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void result(double v, const char *unit, const char *extra)
+{
+	printf("RESULT %.6g %s cpu=%.3f %s\n", v, unit, now(CLOCK_PROCESS_CPUTIME_ID),
+	       extra ? extra : "");
+}
+
+static void violation(const char *what, long got, long want)
+{
+	printf("VIOLATION %s: %ld, expected %ld\n", what, got, want);
+	exit(1);
+}
+
+static void pin_self(int cpu)
+{
+	cpu_set_t s;
+
+	if (cpu < 0)
+		return;
+	CPU_ZERO(&s);
+	CPU_SET(cpu % (int)sysconf(_SC_NPROCESSORS_ONLN), &s);
+	pthread_setaffinity_np(pthread_self(), sizeof(s), &s);
+}
+
+/* pinning of a two-thread benchmark: none, same cpu, different cpus */
+static int pin_of(const char *p, int thread)
+{
+	if (!p || !strcmp(p, "none"))
+		return -1;
+	return strcmp(p, "same") == 0 ? 0 : thread;
+}
+
+/* a burn of roughly 'ns' nanoseconds of work (critical sections) */
+static volatile unsigned long sink;
+static void work(int units)
+{
+	unsigned long x = sink;
+
+	for (int i = 0; i < units; i++)
+		x = x * 6364136223846793005ul + 1442695040888963407ul;
+	sink = x;
+}
+
+/* ---- 1. uncontended operations: ns per op ---- */
+
+static pthread_mutex_t um;
+static pthread_spinlock_t us;
+static pthread_rwlock_t urw = PTHREAD_RWLOCK_INITIALIZER;
+static sem_t usem;
+static pthread_cond_t ucond = PTHREAD_COND_INITIALIZER;
+static pthread_once_t uonce = PTHREAD_ONCE_INIT;
+static pthread_key_t ukey;
+static void once_fn(void) {}
+
+static void *idle(void *arg)
+{
+	pause();
+	return arg;
+}
+
+static int bench_uncontended(int argc, char **argv)
+{
+	const char *op = argc > 0 ? argv[0] : "mutex_normal";
+	long n = argc > 2 ? atol(argv[2]) : 20000000, i, count = 0;
+	pthread_mutexattr_t a;
+	pthread_t t;
+	double t0;
+	int kind = PTHREAD_MUTEX_NORMAL;
+
+	if (argc > 1 && !strcmp(argv[1], "mt")) /* a multi-threaded process */
+		pthread_create(&t, NULL, idle, NULL);
+	if (!strcmp(op, "mutex_recursive"))
+		kind = PTHREAD_MUTEX_RECURSIVE;
+	else if (!strcmp(op, "mutex_errorcheck"))
+		kind = PTHREAD_MUTEX_ERRORCHECK;
+	else if (!strcmp(op, "mutex_adaptive"))
+		kind = PTHREAD_MUTEX_ADAPTIVE_NP;
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_settype(&a, kind);
+	pthread_mutex_init(&um, &a);
+	pthread_spin_init(&us, 0);
+	sem_init(&usem, 0, 0);
+	pthread_key_create(&ukey, NULL);
+	pthread_setspecific(ukey, &count);
+	pthread_once(&uonce, once_fn);
+
+	t0 = now(CLOCK_MONOTONIC);
+	if (!strncmp(op, "mutex_", 6) && strcmp(op, "mutex_trylock")) {
+		for (i = 0; i < n; i++) {
+			pthread_mutex_lock(&um);
+			count++;
+			pthread_mutex_unlock(&um);
+		}
+	} else if (!strcmp(op, "mutex_trylock")) {
+		for (i = 0; i < n; i++)
+			if (pthread_mutex_trylock(&um) == 0) {
+				count++;
+				pthread_mutex_unlock(&um);
+			}
+	} else if (!strcmp(op, "spin")) {
+		for (i = 0; i < n; i++) {
+			pthread_spin_lock(&us);
+			count++;
+			pthread_spin_unlock(&us);
+		}
+	} else if (!strcmp(op, "rwlock_rd")) {
+		for (i = 0; i < n; i++) {
+			pthread_rwlock_rdlock(&urw);
+			count++;
+			pthread_rwlock_unlock(&urw);
+		}
+	} else if (!strcmp(op, "rwlock_wr")) {
+		for (i = 0; i < n; i++) {
+			pthread_rwlock_wrlock(&urw);
+			count++;
+			pthread_rwlock_unlock(&urw);
+		}
+	} else if (!strcmp(op, "sem_postwait")) {
+		for (i = 0; i < n; i++) {
+			sem_post(&usem);
+			if (sem_wait(&usem) == 0)
+				count++;
+		}
+	} else if (!strcmp(op, "cond_signal")) {
+		for (i = 0; i < n; i++)
+			count += pthread_cond_signal(&ucond) == 0;
+	} else if (!strcmp(op, "cond_broadcast")) {
+		for (i = 0; i < n; i++)
+			count += pthread_cond_broadcast(&ucond) == 0;
+	} else if (!strcmp(op, "once")) {
+		for (i = 0; i < n; i++)
+			count += pthread_once(&uonce, once_fn) == 0;
+	} else if (!strcmp(op, "getspecific")) {
+		for (i = 0; i < n; i++)
+			count += pthread_getspecific(ukey) == (void *)&count;
+	} else if (!strcmp(op, "setspecific")) {
+		for (i = 0; i < n; i++)
+			count += pthread_setspecific(ukey, &count) == 0;
+	} else if (!strcmp(op, "self")) {
+		pthread_t s = pthread_self();
+		for (i = 0; i < n; i++)
+			count += pthread_equal(pthread_self(), s);
+	} else {
+		fprintf(stderr, "unknown op %s\n", op);
+		return 2;
+	}
+	double dt = now(CLOCK_MONOTONIC) - t0;
+	if (count != n)
+		violation(op, count, n);
+	result(dt * 1e9 / n, "ns/op", NULL);
+	return 0;
+}
+
+/* ---- 2. contended mutex: throughput and fairness ---- */
+
+struct cworker {
+	pthread_t t;
+	long ops;
+};
+static pthread_mutex_t cm = PTHREAD_MUTEX_INITIALIZER;
+static long cm_count;
+static volatile int stop_flag;
+static int cs_units;
+
+static void *contend_worker(void *arg)
+{
+	struct cworker *w = arg;
+
+	while (!stop_flag) {
+		pthread_mutex_lock(&cm);
+		cm_count++;
+		work(cs_units);
+		pthread_mutex_unlock(&cm);
+		w->ops++;
+		work(20);
+	}
+	return NULL;
+}
+
+static int bench_contend(int argc, char **argv)
+{
+	int threads = argc > 0 ? atoi(argv[0]) : 4, i;
+	double secs = argc > 2 ? atof(argv[2]) : 1.0, t0, dt;
+	struct cworker *w = calloc((size_t)threads, sizeof(*w));
+	long total = 0, mn = -1, mx = 0;
+	char extra[96];
+
+	cs_units = (argc > 1 && !strcmp(argv[1], "1us")) ? 400 : 0;
+	t0 = now(CLOCK_MONOTONIC);
+	for (i = 0; i < threads; i++)
+		pthread_create(&w[i].t, NULL, contend_worker, &w[i]);
+	usleep((useconds_t)(secs * 1e6));
+	stop_flag = 1;
+	for (i = 0; i < threads; i++) {
+		pthread_join(w[i].t, NULL);
+		total += w[i].ops;
+		mn = (mn < 0 || w[i].ops < mn) ? w[i].ops : mn;
+		mx = w[i].ops > mx ? w[i].ops : mx;
+	}
+	dt = now(CLOCK_MONOTONIC) - t0;
+	if (total != cm_count)
+		violation("mutual exclusion", cm_count, total);
+	snprintf(extra, sizeof(extra), "fairness=%.3f", mx ? (double)mn / mx : 0.0);
+	result(total / dt, "locks/s", extra);
+	return 0;
+}
+
+/* ---- 3. condition variables ---- */
+
+static pthread_mutex_t pm = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t pc = PTHREAD_COND_INITIALIZER;
+static long turn, rounds;
+static const char *pinning;
+
+static void *pong(void *arg)
+{
+	long me = (long)arg;
+
+	pin_self(pin_of(pinning, (int)me));
+	pthread_mutex_lock(&pm);
+	while (turn < 2 * rounds) {
+		while ((turn & 1) != me && turn < 2 * rounds)
+			pthread_cond_wait(&pc, &pm);
+		if (turn >= 2 * rounds)
+			break;
+		turn++;
+		pthread_cond_signal(&pc);
+	}
+	pthread_mutex_unlock(&pm);
+	return NULL;
+}
+
+static int bench_cond_pingpong(int argc, char **argv)
+{
+	pthread_t a, b;
+	double t0;
+
+	pinning = argc > 0 ? argv[0] : "none";
+	rounds = argc > 1 ? atol(argv[1]) : 100000;
+	t0 = now(CLOCK_MONOTONIC);
+	pthread_create(&a, NULL, pong, (void *)0L);
+	pthread_create(&b, NULL, pong, (void *)1L);
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	if (turn != 2 * rounds)
+		violation("ping-pong turns", turn, 2 * rounds);
+	result((now(CLOCK_MONOTONIC) - t0) * 1e9 / rounds, "ns/roundtrip", NULL);
+	return 0;
+}
+
+/* bounded queue, P producers and C consumers */
+enum { QCAP = 64 };
+static long q[QCAP], qhead, qtail, produced_sum, consumed_sum, consumed_n;
+static pthread_cond_t q_notempty = PTHREAD_COND_INITIALIZER, q_notfull = PTHREAD_COND_INITIALIZER;
+static long q_per_producer;
+
+static void *producer(void *arg)
+{
+	long base = (long)arg * 1000000000L, sum = 0;
+
+	for (long i = 0; i < q_per_producer; i++) {
+		pthread_mutex_lock(&pm);
+		while (qtail - qhead == QCAP)
+			pthread_cond_wait(&q_notfull, &pm);
+		q[qtail++ % QCAP] = base + i;
+		sum += base + i;
+		pthread_cond_signal(&q_notempty);
+		pthread_mutex_unlock(&pm);
+	}
+	pthread_mutex_lock(&pm);
+	produced_sum += sum;
+	pthread_mutex_unlock(&pm);
+	return NULL;
+}
+
+static long q_total;
+static void *consumer(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&pm);
+	for (;;) {
+		while (qtail == qhead && consumed_n < q_total)
+			pthread_cond_wait(&q_notempty, &pm);
+		if (consumed_n >= q_total)
+			break;
+		consumed_sum += q[qhead++ % QCAP];
+		if (++consumed_n == q_total)
+			pthread_cond_broadcast(&q_notempty);
+		pthread_cond_signal(&q_notfull);
+	}
+	pthread_mutex_unlock(&pm);
+	return NULL;
+}
+
+static int bench_queue(int argc, char **argv)
+{
+	int p = argc > 0 ? atoi(argv[0]) : 1, c = argc > 1 ? atoi(argv[1]) : 1, i;
+	pthread_t t[64];
+	double t0;
+
+	q_per_producer = (argc > 2 ? atol(argv[2]) : 400000) / p;
+	q_total = q_per_producer * p;
+	t0 = now(CLOCK_MONOTONIC);
+	for (i = 0; i < c; i++)
+		pthread_create(&t[i], NULL, consumer, NULL);
+	for (i = 0; i < p; i++)
+		pthread_create(&t[c + i], NULL, producer, (void *)(long)i);
+	for (i = 0; i < p + c; i++)
+		pthread_join(t[i], NULL);
+	if (consumed_n != q_total || consumed_sum != produced_sum)
+		violation("items accounted", consumed_n, q_total);
+	result(q_total / (now(CLOCK_MONOTONIC) - t0), "items/s", NULL);
+	return 0;
+}
+
+/* broadcast to W waiters: time until the last one holds the mutex */
+static int bw_waiting, bw_gen, bw_done;
+static void *bwaiter(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&pm);
+	for (;;) {
+		int g = bw_gen;
+
+		if (g < 0)
+			break;
+		bw_waiting++;
+		while (bw_gen == g)
+			pthread_cond_wait(&pc, &pm);
+		bw_done++;
+		if (bw_gen < 0)
+			break;
+	}
+	pthread_mutex_unlock(&pm);
+	return NULL;
+}
+
+static int bench_broadcast(int argc, char **argv)
+{
+	int w = argc > 0 ? atoi(argv[0]) : 8, r = argc > 1 ? atoi(argv[1]) : 200, i, k;
+	pthread_t t[256];
+	double total = 0;
+
+	for (i = 0; i < w; i++)
+		pthread_create(&t[i], NULL, bwaiter, NULL);
+	for (k = 0; k < r; k++) {
+		double t0;
+
+		for (;;) { /* everyone waiting again */
+			pthread_mutex_lock(&pm);
+			if (bw_waiting == w)
+				break;
+			pthread_mutex_unlock(&pm);
+			sched_yield();
+		}
+		bw_waiting = 0;
+		bw_done = 0;
+		t0 = now(CLOCK_MONOTONIC);
+		bw_gen = k == r - 1 ? -1 : k + 1;
+		pthread_cond_broadcast(&pc);
+		pthread_mutex_unlock(&pm);
+		for (;;) { /* until the last one has had the mutex */
+			pthread_mutex_lock(&pm);
+			if (bw_done == w)
+				break;
+			pthread_mutex_unlock(&pm);
+			sched_yield();
+		}
+		total += now(CLOCK_MONOTONIC) - t0;
+		pthread_mutex_unlock(&pm);
+	}
+	for (i = 0; i < w; i++)
+		pthread_join(t[i], NULL);
+	result(total * 1e6 / r, "us/broadcast", NULL);
+	return 0;
+}
+
+/* ---- 4. rwlock mixes ---- */
+static pthread_rwlock_t rw = PTHREAD_RWLOCK_INITIALIZER;
+static int write_pct;
+static long rw_writes, rw_inside_w;
+struct rwworker {
+	pthread_t t;
+	long ops, writes;
+	unsigned seed;
+};
+
+static void *rw_worker(void *arg)
+{
+	struct rwworker *w = arg;
+
+	while (!stop_flag) {
+		if ((int)(rand_r(&w->seed) % 100) < write_pct) {
+			pthread_rwlock_wrlock(&rw);
+			if (rw_inside_w++ != 0)
+				violation("writers inside", rw_inside_w, 1);
+			rw_writes++;
+			work(20);
+			rw_inside_w--;
+			pthread_rwlock_unlock(&rw);
+			w->writes++;
+		} else {
+			pthread_rwlock_rdlock(&rw);
+			if (rw_inside_w != 0)
+				violation("writer inside while reading", rw_inside_w, 0);
+			work(20);
+			pthread_rwlock_unlock(&rw);
+		}
+		w->ops++;
+	}
+	return NULL;
+}
+
+static int bench_rwlock(int argc, char **argv)
+{
+	int threads = argc > 0 ? atoi(argv[0]) : 4, i;
+	double secs = argc > 2 ? atof(argv[2]) : 1.0, t0;
+	struct rwworker *w = calloc((size_t)threads, sizeof(*w));
+	long total = 0, writes = 0;
+
+	write_pct = argc > 1 ? atoi(argv[1]) : 1;
+	t0 = now(CLOCK_MONOTONIC);
+	for (i = 0; i < threads; i++) {
+		w[i].seed = (unsigned)i + 1;
+		pthread_create(&w[i].t, NULL, rw_worker, &w[i]);
+	}
+	usleep((useconds_t)(secs * 1e6));
+	stop_flag = 1;
+	for (i = 0; i < threads; i++) {
+		pthread_join(w[i].t, NULL);
+		total += w[i].ops;
+		writes += w[i].writes;
+	}
+	if (writes != rw_writes)
+		violation("writes counted", rw_writes, writes);
+	result(total / (now(CLOCK_MONOTONIC) - t0), "ops/s", NULL);
+	return 0;
+}
+
+/* ---- 5. semaphores, barriers, create+join ---- */
+static sem_t sa, sb;
+static void *sem_pong(void *arg)
+{
+	pin_self(pin_of(pinning, 1));
+	for (long i = 0; i < rounds; i++) {
+		sem_wait(&sa);
+		sem_post(&sb);
+	}
+	return arg;
+}
+
+static int bench_sem_pingpong(int argc, char **argv)
+{
+	pthread_t t;
+	double t0;
+	int v;
+
+	pinning = argc > 0 ? argv[0] : "none";
+	rounds = argc > 1 ? atol(argv[1]) : 100000;
+	sem_init(&sa, 0, 0);
+	sem_init(&sb, 0, 0);
+	pin_self(pin_of(pinning, 0));
+	pthread_create(&t, NULL, sem_pong, NULL);
+	t0 = now(CLOCK_MONOTONIC);
+	for (long i = 0; i < rounds; i++) {
+		sem_post(&sa);
+		sem_wait(&sb);
+	}
+	pthread_join(t, NULL);
+	sem_getvalue(&sa, &v);
+	if (v != 0)
+		violation("semaphore value", v, 0);
+	result((now(CLOCK_MONOTONIC) - t0) * 1e9 / rounds, "ns/roundtrip", NULL);
+	return 0;
+}
+
+static pthread_barrier_t bar;
+static long serials;
+static void *bar_worker(void *arg)
+{
+	for (long i = 0; i < rounds; i++)
+		if (pthread_barrier_wait(&bar) == PTHREAD_BARRIER_SERIAL_THREAD)
+			__atomic_add_fetch(&serials, 1, __ATOMIC_RELAXED);
+	return arg;
+}
+
+static int bench_barrier(int argc, char **argv)
+{
+	int n = argc > 0 ? atoi(argv[0]) : 2, i;
+	pthread_t t[64];
+	double t0;
+
+	rounds = argc > 1 ? atol(argv[1]) : 50000;
+	pthread_barrier_init(&bar, NULL, (unsigned)n);
+	t0 = now(CLOCK_MONOTONIC);
+	for (i = 0; i < n; i++)
+		pthread_create(&t[i], NULL, bar_worker, NULL);
+	for (i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	if (serials != rounds)
+		violation("serial threads", serials, rounds);
+	result(rounds / (now(CLOCK_MONOTONIC) - t0), "rounds/s", NULL);
+	return 0;
+}
+
+static void *noop(void *arg) { return arg; }
+static int bench_create_join(int argc, char **argv)
+{
+	long n = argc > 0 ? atol(argv[0]) : 20000, i, ok = 0;
+	double t0 = now(CLOCK_MONOTONIC);
+
+	for (i = 0; i < n; i++) {
+		pthread_t t;
+		void *r;
+
+		if (pthread_create(&t, NULL, noop, (void *)i) == 0 && pthread_join(t, &r) == 0 &&
+		    r == (void *)i)
+			ok++;
+	}
+	if (ok != n)
+		violation("threads joined", ok, n);
+	result(n / (now(CLOCK_MONOTONIC) - t0), "threads/s", NULL);
+	return 0;
+}
+
+/* ---- 6. the seeds ---- */
+
+/* FreeBSD libthr, 2015: four threads contend one mutex; total locks in
+ * N seconds. */
+static int bench_freebsd(int argc, char **argv)
+{
+	double secs = argc > 0 ? atof(argv[0]) : 5;
+	struct cworker w[4] = { { 0 } };
+	long total = 0;
+	int i;
+
+	cs_units = 0;
+	for (i = 0; i < 4; i++)
+		pthread_create(&w[i].t, NULL, contend_worker, &w[i]);
+	usleep((useconds_t)(secs * 1e6));
+	stop_flag = 1;
+	for (i = 0; i < 4; i++) {
+		pthread_join(w[i].t, NULL);
+		total += w[i].ops;
+	}
+	if (total != cm_count)
+		violation("mutual exclusion", cm_count, total);
+	result((double)total, "locks", NULL);
+	return 0;
+}
+
+/* Chromium's ThreadLocalStoragePerfTest: read, write, read-write of one
+ * slot, per thread, as operations/ms; pthread_getspecific or a C11
+ * thread_local (the floor). */
+static pthread_key_t tkey;
+static _Thread_local void *tl_slot;
+static const char *tls_impl, *tls_op;
+static long tls_n;
+
+static void *tls_worker(void *arg)
+{
+	long i, ok = 0;
+	bool key = !strcmp(tls_impl, "key");
+
+	if (key)
+		pthread_setspecific(tkey, (void *)1);
+	else
+		tl_slot = (void *)1;
+	if (!strcmp(tls_op, "read")) {
+		for (i = 0; i < tls_n; i++)
+			ok += (key ? pthread_getspecific(tkey) : *(void *volatile *)&tl_slot) != NULL;
+	} else if (!strcmp(tls_op, "write")) {
+		for (i = 0; i < tls_n; i++) {
+			if (key)
+				pthread_setspecific(tkey, (void *)(i | 1));
+			else
+				*(void *volatile *)&tl_slot = (void *)(i | 1);
+			ok++;
+		}
+	} else {
+		for (i = 0; i < tls_n; i++) {
+			void *v = key ? pthread_getspecific(tkey) : *(void *volatile *)&tl_slot;
+
+			if (key)
+				pthread_setspecific(tkey, (void *)((long)v + 2));
+			else
+				*(void *volatile *)&tl_slot = (void *)((long)v + 2);
+			ok++;
+		}
+		if ((long)(key ? pthread_getspecific(tkey) : tl_slot) != 1 + 2 * tls_n)
+			return (void *)1;
+	}
+	return ok == tls_n ? NULL : (void *)1;
+}
+
+static int bench_tls(int argc, char **argv)
+{
+	int threads = argc > 2 ? atoi(argv[2]) : 1, i, bad = 0;
+	pthread_t t[64];
+	double t0, dt;
+	char extra[64];
+
+	tls_op = argc > 0 ? argv[0] : "read";
+	tls_impl = argc > 1 ? argv[1] : "key";
+	tls_n = argc > 3 ? atol(argv[3]) : 20000000;
+	pthread_key_create(&tkey, NULL);
+	t0 = now(CLOCK_MONOTONIC);
+	for (i = 0; i < threads; i++)
+		pthread_create(&t[i], NULL, tls_worker, NULL);
+	for (i = 0; i < threads; i++) {
+		void *r;
+
+		pthread_join(t[i], &r);
+		bad += r != NULL;
+	}
+	dt = now(CLOCK_MONOTONIC) - t0;
+	if (bad)
+		violation("thread-local values", bad, 0);
+	snprintf(extra, sizeof(extra), "ns/operation=%.2f", dt * 1e9 / tls_n);
+	result(tls_n / (dt * 1e3), "operations/ms", extra);
+	return 0;
+}
+
+/* Ruby's vm_thread_pipe in C: two threads pass a byte through pipes */
+static int pfd1[2], pfd2[2];
+static void *pipe_pong(void *arg)
+{
+	char c;
+
+	for (long i = 0; i < rounds; i++)
+		if (read(pfd1[0], &c, 1) != 1 || write(pfd2[1], &c, 1) != 1)
+			return (void *)1;
+	return arg;
+}
+
+static int bench_pipe(int argc, char **argv)
+{
+	pthread_t t;
+	double t0;
+	char c = 'x';
+	void *r;
+
+	rounds = argc > 0 ? atol(argv[0]) : 100000;
+	if (pipe(pfd1) || pipe(pfd2))
+		return 2;
+	pthread_create(&t, NULL, pipe_pong, NULL);
+	t0 = now(CLOCK_MONOTONIC);
+	for (long i = 0; i < rounds; i++)
+		if (write(pfd1[1], &c, 1) != 1 || read(pfd2[0], &c, 1) != 1)
+			violation("pipe", i, rounds);
+	pthread_join(t, &r);
+	if (r)
+		violation("pipe peer", 1, 0);
+	result((now(CLOCK_MONOTONIC) - t0) * 1e9 / rounds, "ns/roundtrip", NULL);
+	return 0;
+}
+
+struct bench {
+	const char *name;
+	int (*fn)(int, char **);
+	const char *usage;
+};
+
+static const struct bench benches[] = {
+	{ "uncontended", bench_uncontended, "OP st|mt [N]" },
+	{ "contend", bench_contend, "THREADS tiny|1us [SECONDS]" },
+	{ "cond_pingpong", bench_cond_pingpong, "none|same|diff [ROUNDS]" },
+	{ "queue", bench_queue, "PRODUCERS CONSUMERS [ITEMS]" },
+	{ "broadcast", bench_broadcast, "WAITERS [ROUNDS]" },
+	{ "rwlock", bench_rwlock, "THREADS WRITE_PERCENT [SECONDS]" },
+	{ "sem_pingpong", bench_sem_pingpong, "none|same|diff [ROUNDS]" },
+	{ "barrier", bench_barrier, "THREADS [ROUNDS]" },
+	{ "create_join", bench_create_join, "[N]" },
+	{ "freebsd", bench_freebsd, "[SECONDS]" },
+	{ "tls", bench_tls, "read|write|rw key|tl [THREADS] [N]" },
+	{ "pipe", bench_pipe, "[ROUNDS]" },
+};
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	for (i = 0; argc > 1 && i < sizeof(benches) / sizeof(benches[0]); i++)
+		if (!strcmp(argv[1], benches[i].name))
+			return benches[i].fn(argc - 2, argv + 2);
+	for (i = 0; i < sizeof(benches) / sizeof(benches[0]); i++)
+		fprintf(stderr, "fthr-bench %s %s\n", benches[i].name, benches[i].usage);
+	return 2;
+}

@@ -1,0 +1,192 @@
+#!/bin/bash
+# fthr's benchmark suite: every benchmark of bench/fthr-bench (one binary,
+# built once against the system <pthread.h>) run on plain glibc and with
+# fthr preloaded, alternating glibc/fthr, PAIRS pairs each. For each: the
+# median of the per-pair ratios (> 1: fthr is better, whether the figure is
+# a time or a rate), their min and max, the median absolute figures and
+# process CPU times. A benchmark that fails its own check stops nothing but
+# marks the run failed (exit 1).
+#
+# Usage: bench/run.sh FTHR-BENCH-BINARY [OUTDIR]
+# Env:   FTHR_LIB (libfthr.so.0), FTHR_NOFLAGS_LIB (fthr built without the
+#        general-registers-only flags, for the FreeBSD seed), BENCH_QUICK=1
+#        (about 2 minutes instead of about 10), PAIRS (default 5, quick 3).
+# Output: a Markdown table on stdout, OUTDIR/results.csv, OUTDIR/*.png
+#        (gnuplot), progress on stderr.
+set -u
+bin=${1:?usage: run.sh FTHR-BENCH-BINARY [OUTDIR]}
+out=${2:-bench/results}
+lib=${FTHR_LIB:?FTHR_LIB must name libfthr.so.0}
+quick=${BENCH_QUICK:-0}
+if [ "$quick" = 1 ]; then pairs=${PAIRS:-3}; secs=0.3; n=3000000; r=20000; else
+	pairs=${PAIRS:-5}; secs=1; n=20000000; r=100000; fi
+mkdir -p "$out"
+csv=$out/results.csv
+echo "group,benchmark,unit,better,glibc,fthr,ratio_median,ratio_min,ratio_max,cpu_glibc,cpu_fthr" >"$csv"
+failed=0
+
+LD_TRACE_LOADED_OBJECTS=1 LD_PRELOAD=$lib "$bin" | grep -q libfthr ||
+	{ echo "the preload of $lib does not take" >&2; exit 1; }
+
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# one run: prints "value unit cpu extra" or fails
+one() { # preload-or-empty args...
+	local pre=$1; shift
+	local line
+	line=$(LD_PRELOAD=$pre timeout 300 "$bin" "$@" 2>&1) || { echo "FAIL $*: $line" >&2; return 1; }
+	case $line in
+	*VIOLATION*) echo "VIOLATION in $*: $line" >&2; return 1 ;;
+	RESULT*) echo "$line" | awk '{ sub("cpu=", "", $4); print $2, $3, $4, $5 }' ;;
+	*) echo "no result from $*: $line" >&2; return 1 ;;
+	esac
+}
+
+table_head() {
+	printf '\n### %s\n\n| benchmark | glibc | fthr | fthr vs glibc | spread | CPU s glibc / fthr |\n|---|---|---|---|---|---|\n' "$1"
+}
+
+# bench GROUP LABEL BETTER(hi|lo) ARGS...
+bench() {
+	local group=$1 label=$2 better=$3; shift 3
+	local i g f gv=() fv=() gc=() fc=() ratios=() unit= extra=
+	printf '  %-40s' "$label" >&2
+	for ((i = 0; i < pairs; i++)); do
+		g=$(one "" "$@") && f=$(one "$lib" "$@") || { failed=1; echo " FAILED" >&2; return; }
+		read -r gval unit gcpu _ <<<"$g"
+		read -r fval _ fcpu extra <<<"$f"
+		gv+=("$gval"); fv+=("$fval"); gc+=("$gcpu"); fc+=("$fcpu")
+		ratios+=("$(awk -v g="$gval" -v f="$fval" -v b="$better" 'BEGIN { print (b == "hi") ? f / g : g / f }')")
+		printf '.' >&2
+	done
+	local gm fm rm rmin rmax gcm fcm
+	gm=$(printf '%s\n' "${gv[@]}" | median); fm=$(printf '%s\n' "${fv[@]}" | median)
+	rm=$(printf '%s\n' "${ratios[@]}" | median)
+	rmin=$(printf '%s\n' "${ratios[@]}" | sort -g | head -1); rmax=$(printf '%s\n' "${ratios[@]}" | sort -g | tail -1)
+	gcm=$(printf '%s\n' "${gc[@]}" | median); fcm=$(printf '%s\n' "${fc[@]}" | median)
+	printf ' %s x%.2f\n' "$unit" "$rm" >&2
+	printf '| %s | %.4g %s | %.4g %s | **%.2f** | %.2f–%.2f | %.2f / %.2f |\n' \
+		"$label" "$gm" "$unit" "$fm" "$unit" "$rm" "$rmin" "$rmax" "$gcm" "$fcm"
+	echo "$group,$label,$unit,$better,$gm,$fm,$rm,$rmin,$rmax,$gcm,$fcm" >>"$csv"
+}
+
+echo "# fthr vs glibc, $(date -u +%Y-%m-%d), $(uname -m), $(nproc) cpus, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), glibc $(ldd --version | head -1 | awk '{ print $NF }')"
+echo
+echo "Medians of $pairs alternating glibc/fthr pairs; 'fthr vs glibc' is the median of the per-pair ratios, > 1 means fthr is better (faster or more throughput); spread is the min–max of those ratios."
+
+echo "== 1. uncontended" >&2
+for mode in mt st; do
+	table_head "1. Uncontended, $( [ $mode = mt ] && echo 'multi-threaded process' || echo 'process that never made a thread')"
+	for op in mutex_normal mutex_recursive mutex_errorcheck mutex_adaptive mutex_trylock spin \
+		rwlock_rd rwlock_wr sem_postwait cond_signal cond_broadcast once getspecific setspecific self; do
+		[ "$quick" = 1 ] && [ $mode = st ] && case $op in mutex_normal|getspecific|sem_postwait) ;; *) continue ;; esac
+		bench uncontended-$mode "$op ($mode)" lo uncontended $op $mode $n
+	done
+done
+
+if command -v valgrind >/dev/null; then
+	echo "== instruction counts (callgrind)" >&2
+	printf '\n### Instructions per operation (callgrind, deterministic)\n\n| operation | glibc Ir/op | fthr Ir/op | fthr vs glibc |\n|---|---|---|---|\n'
+	ir() { # pre op n
+		LD_PRELOAD=$1 valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" uncontended "$2" mt "$3" 2>&1 |
+			sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+	}
+	for op in mutex_normal mutex_recursive mutex_errorcheck mutex_trylock spin rwlock_rd rwlock_wr \
+		sem_postwait cond_signal once getspecific setspecific; do
+		[ "$quick" = 1 ] && case $op in mutex_normal|getspecific|sem_postwait|cond_signal) ;; *) continue ;; esac
+		g=$(( $(ir "" $op 21000) - $(ir "" $op 1000) ))
+		f=$(( $(ir "$lib" $op 21000) - $(ir "$lib" $op 1000) ))
+		line=$(awk -v g="$g" -v f="$f" 'BEGIN { printf "%.1f %.1f %.2f", g / 20000, f / 20000, g / f }')
+		read -r gi fi ri <<<"$line"
+		printf '| %s | %s | %s | **%s** |\n' "$op" "$gi" "$fi" "$ri"
+		echo "callgrind,$op,Ir/op,lo,$gi,$fi,$ri,,,," >>"$csv"
+		printf '  %-40s Ir %s / %s\n' "$op" "$gi" "$fi" >&2
+	done
+else
+	printf '\n(valgrind is not installed: no instruction counts)\n'
+fi
+
+echo "== 2. contended mutex" >&2
+table_head "2. Contended mutex: throughput (fairness = min/max per-thread share, fthr run)"
+threads="1 2 4 8 16 64"; [ "$quick" = 1 ] && threads="1 2 4 16"
+for cs in tiny 1us; do
+	for t in $threads; do
+		bench contend-$cs "mutex, $t threads, $cs critical section" hi contend $t $cs $secs
+	done
+done
+
+echo "== 3. condition variables" >&2
+table_head "3. Condition variables"
+for p in none same diff; do bench cond_pingpong "cond ping-pong, pinned $p" lo cond_pingpong $p $((r / 2)); done
+bench queue "bounded queue 1+1" hi queue 1 1 $((r * 4))
+bench queue "bounded queue 4+4" hi queue 4 4 $((r * 4))
+bench broadcast "broadcast wake-all, 8 waiters" lo broadcast 8 $((r / 1000 + 20))
+bench broadcast "broadcast wake-all, 32 waiters" lo broadcast 32 $((r / 2000 + 10))
+
+echo "== 4. rwlock" >&2
+table_head "4. Read-write locks"
+for w in 1 50; do
+	for t in 1 2 4 8; do
+		[ "$quick" = 1 ] && [ $t = 8 ] && continue
+		bench rwlock-$w "rwlock $w% writes, $t threads" hi rwlock $t $w $secs
+	done
+done
+
+echo "== 5. semaphores, barriers, threads" >&2
+table_head "5. Semaphores, barriers, thread create+join"
+for p in none same diff; do bench sem_pingpong "sem ping-pong, pinned $p" lo sem_pingpong $p $((r / 2)); done
+bench barrier "barrier, 2 threads" hi barrier 2 $((r / 2))
+bench barrier "barrier, 4 threads" hi barrier 4 $((r / 4))
+bench create_join "pthread_create+join" hi create_join $((r / 10))
+
+echo "== 6. the seeds" >&2
+table_head "6a. FreeBSD libthr (2015): 4 threads, one mutex, total locks"
+fsecs=5; [ "$quick" = 1 ] && fsecs=1
+bench freebsd "total locks in ${fsecs} s" hi freebsd $fsecs
+if [ -n "${FTHR_NOFLAGS_LIB:-}" ] && [ -f "$FTHR_NOFLAGS_LIB" ]; then
+	lib_saved=$lib; lib=$FTHR_NOFLAGS_LIB
+	bench freebsd-noflags "total locks in ${fsecs} s, fthr WITHOUT general-regs-only flags" hi freebsd $fsecs
+	lib=$lib_saved
+fi
+table_head "6b. Chromium ThreadLocalStoragePerfTest: operations/ms (C11 thread_local rows: the floor, both columns run the same code)"
+for t in 1 4; do
+	for op in read write rw; do
+		bench tls "TLS $op, pthread_getspecific/setspecific, $t threads" hi tls $op key $t $n
+	done
+	bench tls-floor "TLS rw, C11 thread_local, $t threads" hi tls rw tl $t $n
+done
+table_head "6c. Ruby's thread benchmarks in C"
+bench ruby "vm_thread_pass (lock handed back and forth)" lo cond_pingpong none $((r / 2))
+bench ruby "vm_thread_create_join" hi create_join $((r / 10))
+bench ruby "vm_thread_mutex1 (1 thread)" hi contend 1 tiny $secs
+bench ruby "vm_thread_mutex2 (2 threads)" hi contend 2 tiny $secs
+bench ruby "vm_thread_condvar" lo cond_pingpong none $((r / 2))
+bench ruby "vm_thread_queue" hi queue 1 1 $((r * 4))
+bench ruby "vm_thread_pipe" lo pipe $((r / 2))
+
+if command -v gnuplot >/dev/null; then
+	echo "== plots" >&2
+	for cs in tiny 1us; do
+		grep "^contend-$cs," "$csv" | awk -F, '{ split($2, a, " "); print a[2], $5, $6 }' >"$out/contend-$cs.dat"
+	done
+	grep '^cond_pingpong,\|^sem_pingpong,' "$csv" | awk -F, '{ print "\"" $2 "\"", $5, $6 }' >"$out/pingpong.dat"
+	gnuplot <<EOF
+set terminal png size 800,500
+set output "$out/contended-mutex.png"
+set title "Contended mutex: lock+unlock pairs per second"
+set xlabel "threads"; set ylabel "locks/s"; set logscale x 2; set key top right
+plot "$out/contend-tiny.dat" using 1:2 with linespoints title "glibc, tiny CS", \
+     "$out/contend-tiny.dat" using 1:3 with linespoints title "fthr, tiny CS", \
+     "$out/contend-1us.dat" using 1:2 with linespoints title "glibc, 1us CS", \
+     "$out/contend-1us.dat" using 1:3 with linespoints title "fthr, 1us CS"
+set output "$out/pingpong.png"
+unset logscale; set title "Ping-pong round trip by pinning (lower is better)"
+set style data histograms; set style fill solid 0.6; set ylabel "ns/round trip"; set xtics rotate by -20
+plot "$out/pingpong.dat" using 2:xtic(1) title "glibc", "" using 3 title "fthr"
+EOF
+	printf '\nPlots: %s/contended-mutex.png, %s/pingpong.png\n' "$out" "$out"
+else
+	printf '\n(gnuplot is not installed: no plots)\n'
+fi
+printf '\nCSV: %s\n' "$csv"
+[ $failed = 0 ] || { echo "SOME BENCHMARKS FAILED THEIR OWN CHECKS" >&2; exit 1; }
