@@ -67,7 +67,7 @@ bench() {
 	printf ' %s x%.2f\n' "$unit" "$rm" >&2
 	printf '| %s | %.4g %s | %.4g %s | **%.2f** | %.2f–%.2f | %.2f / %.2f |\n' \
 		"$label" "$gm" "$unit" "$fm" "$unit" "$rm" "$rmin" "$rmax" "$gcm" "$fcm"
-	echo "$group,$label,$unit,$better,$gm,$fm,$rm,$rmin,$rmax,$gcm,$fcm" >>"$csv"
+	echo "$group,${label//,/;},$unit,$better,$gm,$fm,$rm,$rmin,$rmax,$gcm,$fcm" >>"$csv"
 }
 
 echo "# fthr vs glibc, $(date -u +%Y-%m-%d), $(uname -m), $(nproc) cpus, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), glibc $(ldd --version | head -1 | awk '{ print $NF }')"

@@ -7,16 +7,20 @@
  *             for released waiters to leave the object's memory)
  *   flags     bit 0 process-shared, bits 1.. the clock of timedwait
  *   mutex     the mutex of the latest wait (the requeue target)
+ *   rq_seq    seq of the latest broadcast that requeued waiters
  *
  *   wait       waiters += 1; s = seq; release the mutex; futex_wait(seq, s);
- *              waiters -= 1; re-take the mutex with SWAP(2).
+ *              waiters -= 1; re-take the mutex: with SWAP(2) if a broadcast
+ *              after s requeued (so the chain of requeued sleepers on the
+ *              mutex goes on), else as a plain lock (no needless wake).
  *   signal     if waiters == 0: return (nobody to wake, no atomic write).
  *              seq += 1; futex_wake(seq, 1).
  *   broadcast  if waiters == 0: return. seq += 1; then, for a private cond
  *              whose mutex is private and on the 0/1/2 protocol,
  *              futex_cmp_requeue(seq, wake 1, move the rest onto the mutex
- *              word): the woken one takes the mutex with SWAP(2), so each
- *              unlock wakes the next and nobody stampedes. Otherwise wake all.
+ *              word), rq_seq = seq first: the woken one takes the mutex with
+ *              SWAP(2), so each unlock wakes the next and nobody stampedes.
+ *              Otherwise wake all.
  *
  * No lost wake-up: a waiter reads seq before it releases the mutex, so a
  * signal sent after it started waiting changes seq and either makes its
@@ -43,7 +47,7 @@ struct cond {
 	volatile int seq;
 	volatile int waiters;
 	int flags;
-	int pad;
+	volatile int rq_seq; /* seq of the latest broadcast that requeued */
 	pthread_mutex_t *mutex;
 };
 _Static_assert(sizeof(struct cond) <= sizeof(pthread_cond_t), "cond fits");
@@ -62,16 +66,25 @@ struct wait_ctx {
 	struct cond *c;
 	pthread_mutex_t *m;
 	unsigned saved;
+	int seq;
 };
+
+/* Was this waiter possibly moved onto the mutex by a broadcast? */
+static inline bool requeued_since(struct cond *c, int seq)
+{
+	return (int)((unsigned)a_load_relaxed(&c->rq_seq) - (unsigned)seq) > 0;
+}
 
 static void cond_cancelled(void *arg)
 {
 	struct wait_ctx *w = arg;
 	bool shared = w->c->flags & CF_SHARED;
 
+	bool marked = requeued_since(w->c, w->seq);
+
 	fthr_futex_wake(&w->c->seq, 1, shared); /* pass on what we may have taken */
 	fthr_drain_leave(&w->c->waiters, shared);
-	fthr_mutex_cond_lock(w->m, w->saved);
+	fthr_mutex_cond_lock(w->m, w->saved, marked);
 }
 
 static int cond_wait(pthread_cond_t *cv, pthread_mutex_t *m, clockid_t clk,
@@ -85,7 +98,7 @@ static int cond_wait(pthread_cond_t *cv, pthread_mutex_t *m, clockid_t clk,
 	if (abstime && (r = fthr_abstime_check(abstime)) != 0)
 		return r;
 	fthr_drain_enter(&c->waiters);
-	seq = a_load_relaxed(&c->seq);
+	w.seq = seq = a_load_relaxed(&c->seq);
 	if (!shared)
 		__atomic_store_n(&c->mutex, m, __ATOMIC_RELAXED);
 	r = fthr_mutex_cond_unlock(m, &w.saved);
@@ -97,9 +110,10 @@ static int cond_wait(pthread_cond_t *cv, pthread_mutex_t *m, clockid_t clk,
 				       cond_cancelled, &w);
 	if (r == ETIMEDOUT && a_load_relaxed(&c->seq) != seq)
 		r = 0;
+	bool marked = requeued_since(c, seq);
 	fthr_drain_leave(&c->waiters, shared);
 	/* EOWNERDEAD / ENOTRECOVERABLE of a robust mutex outrank a timeout */
-	int lr = fthr_mutex_cond_lock(m, w.saved);
+	int lr = fthr_mutex_cond_lock(m, w.saved, marked);
 	if (lr)
 		return lr;
 	return r == ETIMEDOUT ? ETIMEDOUT : 0;
@@ -148,10 +162,12 @@ FTHR_HIDDEN int fthr_cond_broadcast(pthread_cond_t *cv)
 	seq = __atomic_add_fetch(&c->seq, 1, __ATOMIC_SEQ_CST);
 	if (!(c->flags & CF_SHARED)) {
 		m = __atomic_load_n(&c->mutex, __ATOMIC_RELAXED);
-		if (m && fthr_mutex_requeue_ok(m) &&
-		    fthr_futex_cmp_requeue(&c->seq, seq, 1, &m->__data.__lock,
-					   INT_MAX, false) >= 0)
-			return 0;
+		if (m && fthr_mutex_requeue_ok(m)) {
+			__atomic_store_n(&c->rq_seq, seq, __ATOMIC_SEQ_CST);
+			if (fthr_futex_cmp_requeue(&c->seq, seq, 1, &m->__data.__lock,
+						   INT_MAX, false) >= 0)
+				return 0;
+		}
 	}
 	fthr_futex_wake(&c->seq, INT_MAX, c->flags & CF_SHARED);
 	return 0;

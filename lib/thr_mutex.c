@@ -12,10 +12,11 @@
  *            retrying CAS 0->1 when the word reads 0; then, if the word
  *            already reads 2, futex_wait(word, 2) first; then loop { if
  *            SWAP(2) returned 0 we own it, in state 2; futex_wait(word, 2) }.
- *   cond     condition variables release the mutex the same way and re-take
- *            it with SWAP(2) only (fthr_mutex_cond_lock): waiters a broadcast
- *            requeued onto the word sleep there, so whoever takes the mutex
- *            after a wait must mark it, so that its unlock wakes the next.
+ *   cond     condition variables release the mutex the same way; after a
+ *            broadcast that requeued waiters onto the word, they re-take it
+ *            with SWAP(2) only (fthr_mutex_cond_lock): the requeued ones
+ *            sleep there, so whoever takes the mutex must mark it, so that its
+ *            unlock wakes the next.
  *   unlock   SWAP(0); if the old value was 2, futex_wake(word, 1).
  *   wakes    every transition 2->0 is followed by one wake. The woken thread
  *            re-takes the word with SWAP(2), keeping the "maybe sleepers"
@@ -284,7 +285,7 @@ int fthr_mutex_cond_unlock(pthread_mutex_t *m, unsigned *saved)
 	return 0;
 }
 
-int fthr_mutex_cond_lock(pthread_mutex_t *m, unsigned saved)
+int fthr_mutex_cond_lock(pthread_mutex_t *m, unsigned saved, bool marked)
 {
 	volatile int *w = lockword(m);
 	int kind = mutex_kind(m), r;
@@ -299,7 +300,7 @@ int fthr_mutex_cond_lock(pthread_mutex_t *m, unsigned saved)
 			m->__data.__count = saved;
 		return r;
 	}
-	if (a_swap_acquire(w, 2) != 0)
+	if (marked ? a_swap_acquire(w, 2) != 0 : !fthr_lll_trylock(w))
 		fthr_lll_wait(w, kind & FTHR_MUTEX_PSHARED, CLOCK_MONOTONIC, NULL);
 	mutex_took(m, fthr_tid());
 	m->__data.__count = saved;
