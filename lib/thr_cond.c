@@ -56,7 +56,6 @@ _Static_assert(_Alignof(struct cond) <= _Alignof(pthread_cond_t), "cond aligned"
 #define CF_SHARED 1
 #define CF_CLOCK_SHIFT 1
 
-
 static inline struct cond *C(pthread_cond_t *c)
 {
 	return (struct cond *)c;
@@ -79,7 +78,6 @@ static void cond_cancelled(void *arg)
 {
 	struct wait_ctx *w = arg;
 	bool shared = w->c->flags & CF_SHARED;
-
 	bool marked = requeued_since(w->c, w->seq);
 
 	fthr_futex_wake(&w->c->seq, 1, shared); /* pass on what we may have taken */
@@ -92,8 +90,8 @@ static int cond_wait(pthread_cond_t *cv, pthread_mutex_t *m, clockid_t clk,
 {
 	struct cond *c = C(cv);
 	struct wait_ctx w = { .c = c, .m = m };
-	bool shared = c->flags & CF_SHARED;
-	int seq, r;
+	bool shared = c->flags & CF_SHARED, marked;
+	int seq, r, lr;
 
 	if (abstime && (r = fthr_abstime_check(abstime)) != 0)
 		return r;
@@ -110,10 +108,10 @@ static int cond_wait(pthread_cond_t *cv, pthread_mutex_t *m, clockid_t clk,
 				       cond_cancelled, &w);
 	if (r == ETIMEDOUT && a_load_relaxed(&c->seq) != seq)
 		r = 0;
-	bool marked = requeued_since(c, seq);
+	marked = requeued_since(c, seq);
 	fthr_drain_leave(&c->waiters, shared);
 	/* EOWNERDEAD / ENOTRECOVERABLE of a robust mutex outrank a timeout */
-	int lr = fthr_mutex_cond_lock(m, w.saved, marked);
+	lr = fthr_mutex_cond_lock(m, w.saved, marked);
 	if (lr)
 		return lr;
 	return r == ETIMEDOUT ? ETIMEDOUT : 0;

@@ -114,9 +114,11 @@ FTHR_HIDDEN int fthr_key_create(pthread_key_t *key, void (*dtor)(void *))
 		/* free, and its seq not about to wrap into an old value */
 		if (in_use(seq) || seq + 2 < seq)
 			continue;
-		keys[k].dtor = dtor;
+		/* claim first, then set the destructor: no value can carry the
+		 * new seq before we return the key */
 		if (__atomic_compare_exchange_n(&keys[k].seq, &seq, seq + 1, false,
-						__ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+			keys[k].dtor = dtor;
 			*key = k;
 			return 0;
 		}

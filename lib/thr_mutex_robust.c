@@ -84,7 +84,7 @@ struct fthr_robust_list *fthr_robust_head(void)
 		h = (struct fthr_robust_list *)&self->own_robust.head;
 		h->list = h;
 		h->futex_offset = FUTEX_OFFSET;
-		h->list_op_pending = NULL;
+		fthr_robust_pending(h, NULL);
 		if (arch_syscall6(SYS_set_robust_list, (long)h, sizeof(*h), 0, 0, 0, 0) != 0)
 			return NULL;
 	}
@@ -129,15 +129,13 @@ static int robust_took(struct fthr_robust_list *h, pthread_mutex_t *m, int tid)
 		m->__data.__count = 0;
 		if (a_swap_release(w, 0) & FUTEX_WAITERS)
 			fthr_futex_wake(w, 1, true);
-		barrier();
-		h->list_op_pending = NULL;
+		fthr_robust_pending(h, NULL);
 		return ENOTRECOVERABLE;
 	}
 	m->__data.__count = 1;
 	barrier();
 	fthr_robust_enqueue(h, m, false);
-	barrier();
-	h->list_op_pending = NULL;
+	fthr_robust_pending(h, NULL);
 	m->__data.__owner = tid;
 	m->__data.__nusers++;
 	return 0;
@@ -150,8 +148,7 @@ static int robust_took_dead(struct fthr_robust_list *h, pthread_mutex_t *m)
 	m->__data.__owner = INCONSISTENT;
 	barrier();
 	fthr_robust_enqueue(h, m, false);
-	barrier();
-	h->list_op_pending = NULL;
+	fthr_robust_pending(h, NULL);
 	return EOWNERDEAD;
 }
 
@@ -165,8 +162,7 @@ int fthr_robust_lock(pthread_mutex_t *m, int kind, clockid_t clk,
 
 	if (!h)
 		return ENOTSUP;
-	h->list_op_pending = entry_of(m);
-	barrier();
+	fthr_robust_pending(h, m);
 	old = a_load_relaxed(w);
 	for (;;) {
 		if (old == 0) {
@@ -183,7 +179,7 @@ int fthr_robust_lock(pthread_mutex_t *m, int kind, clockid_t clk,
 			continue;
 		}
 		if ((old & FUTEX_TID_MASK) == tid) {
-			h->list_op_pending = NULL;
+			fthr_robust_pending(h, NULL);
 			if ((r = fthr_mutex_relock(m, type, false)) >= 0)
 				return r;
 		}
@@ -195,11 +191,11 @@ int fthr_robust_lock(pthread_mutex_t *m, int kind, clockid_t clk,
 		}
 		waiters = FUTEX_WAITERS;
 		if (timed && (r = fthr_abstime_check(abstime)) != 0) {
-			h->list_op_pending = NULL;
+			fthr_robust_pending(h, NULL);
 			return r;
 		}
 		if (fthr_futex_wait(w, old, true, clk, timed ? abstime : NULL) == ETIMEDOUT) {
-			h->list_op_pending = NULL;
+			fthr_robust_pending(h, NULL);
 			return ETIMEDOUT;
 		}
 		old = a_load_relaxed(w);
@@ -214,8 +210,7 @@ int fthr_robust_trylock(pthread_mutex_t *m, int kind)
 
 	if (!h)
 		return ENOTSUP;
-	h->list_op_pending = entry_of(m);
-	barrier();
+	fthr_robust_pending(h, m);
 	old = a_load_relaxed(w);
 	for (;;) {
 		if (old == 0) {
@@ -231,13 +226,13 @@ int fthr_robust_trylock(pthread_mutex_t *m, int kind)
 			continue;
 		}
 		if ((old & FUTEX_TID_MASK) == tid) {
-			h->list_op_pending = NULL;
+			fthr_robust_pending(h, NULL);
 			/* glibc: a robust errorcheck trylock by the owner: EDEADLK */
 			return (kind & FTHR_MUTEX_KIND_MASK) == PTHREAD_MUTEX_ERRORCHECK
 				       ? EDEADLK
 				       : fthr_mutex_relock(m, kind & FTHR_MUTEX_KIND_MASK, true);
 		}
-		h->list_op_pending = NULL;
+		fthr_robust_pending(h, NULL);
 		return EBUSY;
 	}
 }
@@ -259,15 +254,13 @@ int fthr_robust_unlock(pthread_mutex_t *m, int kind, bool full)
 		return 0;
 	}
 	h = fthr_robust_head();
-	h->list_op_pending = entry_of(m);
-	barrier();
+	fthr_robust_pending(h, m);
 	fthr_robust_dequeue(m);
 	m->__data.__owner = owner;
 	m->__data.__nusers--;
 	if (a_swap_release(w, 0) & FUTEX_WAITERS)
 		fthr_futex_wake(w, 1, true);
-	barrier();
-	h->list_op_pending = NULL;
+	fthr_robust_pending(h, NULL);
 	return 0;
 }
 
