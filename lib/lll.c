@@ -1,6 +1,28 @@
 /* lib/lll.c: the sleeping half of the low-level lock (protocol in lll.h). */
 #include "config.h"
 #include "lll.h"
+#include "self.h"
+
+bool fthr_lll_spin(volatile int *w)
+{
+	int budget = fthr_spin_budget(), i, v = 1;
+
+	/* Held, nobody asleep: the holder is likely running and about to let
+	 * go; watch the word (reads only) a while. A 2 means others sleep
+	 * already: stop, queue behind them. */
+	for (i = 0; i < budget && (v = a_load_relaxed(w)) == 1; i++)
+		arch_cpu_relax();
+	if (v == 1) { /* let a holder on this cpu run first */
+		fthr_yield();
+		v = a_load_relaxed(w);
+	}
+	if (v == 0 && fthr_lll_trylock(w)) {
+		fthr_spin_learn(budget, true);
+		return true;
+	}
+	fthr_spin_learn(budget, false);
+	return false;
+}
 
 int fthr_lll_wait(volatile int *w, bool shared, clockid_t clk,
 		  const struct timespec *abstime)

@@ -1,6 +1,7 @@
 /* lib/lll.h: the low-level lock, one futex word with glibc's protocol:
  *   0 unlocked, 1 locked, 2 locked and somebody may sleep on the word.
- *   lock    CAS 0->1; else (if the word reads 2, sleep first) loop
+ *   lock    CAS 0->1; else, while the word reads 1, spin a while (self.h)
+ *           retrying CAS 0->1; then (if the word reads 2, sleep first) loop
  *           { SWAP(2) returned 0: ours; futex_wait(word, 2) }
  *   unlock  SWAP(0); old value 2 -> futex_wake(word, 1)
  * Mutexes (thr_mutex.c) put their bookkeeping around it; rwlocks and the
@@ -16,6 +17,10 @@
 FTHR_HIDDEN int fthr_lll_wait(volatile int *w, bool shared, clockid_t clk,
 			      const struct timespec *abstime);
 
+/* Spin a while (self.h) on a word that reads 1, retrying CAS 0->1; true
+ * if that took it. */
+FTHR_HIDDEN bool fthr_lll_spin(volatile int *w);
+
 static inline bool fthr_lll_trylock(volatile int *w)
 {
 	return a_cas_acquire(w, 0, 1);
@@ -23,7 +28,7 @@ static inline bool fthr_lll_trylock(volatile int *w)
 
 static inline void fthr_lll_lock(volatile int *w, bool shared)
 {
-	if (unlikely(!fthr_lll_trylock(w)))
+	if (unlikely(!fthr_lll_trylock(w)) && !fthr_lll_spin(w))
 		fthr_lll_wait(w, shared, CLOCK_MONOTONIC, NULL);
 }
 

@@ -9,6 +9,7 @@
 #ifndef FTHR_SELF_H
 #define FTHR_SELF_H
 
+#include <sys/syscall.h>
 #include "fthr_impl.h"
 
 /* Thread-specific data: the first FTHR_TSD_INLINE keys live in the record
@@ -44,6 +45,7 @@ struct fthr_self {
 	int pp_held;
 	int pp_base_policy, pp_base_prio;
 	unsigned char pp_count[100];
+	int spin;		/* adaptive spin budget before a futex sleep */
 };
 
 extern __thread struct fthr_self fthr_self_rec
@@ -65,5 +67,55 @@ static inline int fthr_tid(void)
 		tid = fthr_self_fill();
 	return tid;
 }
+
+/* Spinning before a futex sleep. Handing over to a thread that spins
+ * costs a fraction of a microsecond; waking one that sleeps costs tens of
+ * them. But a spin that never pays (partner on the same cpu, long hold
+ * times) only burns the cpu the partner needs. So each thread keeps a
+ * budget of relax hints: it grows when a spin ends in success and halves
+ * when the spin gives up, between SPIN_MIN and SPIN_MAX. A spin that gives
+ * up yields the cpu once (a partner on the same cpu then runs at once, no
+ * futex round trip) and looks again before the caller sleeps. */
+#define FTHR_SPIN_MIN 8
+#define FTHR_SPIN_MAX 1024
+#define FTHR_SPIN_START 64
+
+/* sched_yield(2), inline: the spin's last resort before a futex sleep */
+static inline void fthr_yield(void)
+{
+	arch_syscall6(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
+}
+
+static inline int fthr_spin_budget(void)
+{
+	int b = fthr_self_rec.spin;
+
+	return b ? b : FTHR_SPIN_START;
+}
+
+static inline void fthr_spin_learn(int budget, bool won)
+{
+	int b = won ? budget + budget / 2 + 8 : budget / 2;
+
+	fthr_self_rec.spin = b > FTHR_SPIN_MAX ? FTHR_SPIN_MAX :
+			     b < FTHR_SPIN_MIN ? FTHR_SPIN_MIN : b;
+}
+
+/* Spin (cpu relax hints) until cond holds or the budget is spent; the
+ * value is whether cond held. cond may have effects (a CAS that takes). */
+#define FTHR_SPIN_UNTIL(cond)                                                  \
+	({                                                                     \
+		int budget_ = fthr_spin_budget(), i_ = 0;                      \
+		bool ok_;                                                      \
+		while (!(ok_ = (cond)) && i_++ < budget_)                      \
+			arch_cpu_relax();                                      \
+		/* the spin, not the yield, decides the next budget */         \
+		fthr_spin_learn(budget_, ok_);                                 \
+		if (!ok_) { /* let a partner on this cpu run first */          \
+			fthr_yield();                                          \
+			ok_ = (cond);                                          \
+		}                                                              \
+		ok_;                                                           \
+	})
 
 #endif

@@ -11,7 +11,8 @@
  *   wait     r = round; a = ++arrived.
  *            a == count: the serial thread. arrived = 0, then round = r + 1
  *            (release), futex_wake(round, all); PTHREAD_BARRIER_SERIAL_THREAD.
- *            else: while round == r: futex_wait(round, r); return 0.
+ *            else: spin a while (self.h) for round != r, then
+ *            while round == r: futex_wait(round, r); return 0.
  * Reuse: arrived is reset before round moves, and a thread can only enter
  * the next round after it saw round move, so rounds never mix. Every
  * sleeper sleeps only while round == r, and the last arrival moves round
@@ -23,6 +24,7 @@
 #include <errno.h>
 #include <limits.h>
 #include "drain.h"
+#include "self.h"
 
 struct barrier {
 	volatile int round;
@@ -63,7 +65,7 @@ FTHR_HIDDEN int fthr_barrier_wait(pthread_barrier_t *bar)
 		a_store_release(&b->round, r + 1);
 		fthr_futex_wake(&b->round, INT_MAX, shared);
 		ret = PTHREAD_BARRIER_SERIAL_THREAD;
-	} else {
+	} else if (!FTHR_SPIN_UNTIL(a_load_acquire(&b->round) != r)) {
 		while (a_load_acquire(&b->round) == r)
 			fthr_futex_wait(&b->round, r, shared, CLOCK_MONOTONIC, NULL);
 	}

@@ -8,20 +8,28 @@
  *   flags     bit 0 process-shared, bits 1.. the clock of timedwait
  *   mutex     the mutex of the latest wait (the requeue target)
  *   rq_seq    seq of the latest broadcast that requeued waiters
+ *   sleepers  waiters that gave up spinning and sleep in futex_wait
  *
- *   wait       waiters += 1; s = seq; release the mutex; futex_wait(seq, s);
+ *   wait       waiters += 1; s = seq; release the mutex; spin (self.h) a
+ *              while for seq != s; else sleepers += 1, futex_wait(seq, s),
+ *              sleepers -= 1;
  *              waiters -= 1; re-take the mutex: with SWAP(2) if a broadcast
  *              after s requeued (so the chain of requeued sleepers on the
  *              mutex goes on), else as a plain lock (no needless wake).
  *   signal     if waiters == 0: return (nobody to wake, no atomic write).
- *              seq += 1; futex_wake(seq, 1).
- *   broadcast  if waiters == 0: return. seq += 1; then, for a private cond
+ *              seq += 1; if sleepers: futex_wake(seq, 1) (a spinner sees
+ *              seq move by itself: no system call).
+ *   broadcast  if waiters == 0: return. seq += 1; if sleepers, for a private cond
  *              whose mutex is private and on the 0/1/2 protocol,
  *              futex_cmp_requeue(seq, wake 1, move the rest onto the mutex
  *              word), rq_seq = seq first: the woken one takes the mutex with
  *              SWAP(2), so each unlock wakes the next and nobody stampedes.
  *              Otherwise wake all.
  *
+ * A waiter counts itself in sleepers before futex_wait compares seq, and a
+ * signaller reads sleepers after it moved seq (both sequentially
+ * consistent): a signaller that sees no sleeper moved seq before any
+ * sleeper's compare, so that futex_wait returns at once.
  * No lost wake-up: a waiter reads seq before it releases the mutex, so a
  * signal sent after it started waiting changes seq and either makes its
  * futex_wait return at once (it had not slept yet) or finds it asleep in the
@@ -42,6 +50,7 @@
 #include "drain.h"
 #include "host.h"
 #include "mutex.h"
+#include "self.h"
 
 struct cond {
 	volatile int seq;
@@ -49,6 +58,7 @@ struct cond {
 	int flags;
 	volatile int rq_seq; /* seq of the latest broadcast that requeued */
 	pthread_mutex_t *mutex;
+	volatile int sleepers; /* waiters inside futex_wait (or about to be) */
 };
 _Static_assert(sizeof(struct cond) <= sizeof(pthread_cond_t), "cond fits");
 _Static_assert(_Alignof(struct cond) <= _Alignof(pthread_cond_t), "cond aligned");
@@ -80,6 +90,7 @@ static void cond_cancelled(void *arg)
 	bool shared = w->c->flags & CF_SHARED;
 	bool marked = requeued_since(w->c, w->seq);
 
+	__atomic_fetch_sub(&w->c->sleepers, 1, __ATOMIC_RELAXED);
 	fthr_futex_wake(&w->c->seq, 1, shared); /* pass on what we may have taken */
 	fthr_drain_leave(&w->c->waiters, shared);
 	fthr_mutex_cond_lock(w->m, w->saved, marked);
@@ -104,8 +115,14 @@ static int cond_wait(pthread_cond_t *cv, pthread_mutex_t *m, clockid_t clk,
 		fthr_drain_leave(&c->waiters, shared);
 		return r;
 	}
-	r = fthr_futex_wait_cancelable(&c->seq, seq, shared, clk, abstime,
-				       cond_cancelled, &w);
+	if (FTHR_SPIN_UNTIL(a_load_relaxed(&c->seq) != seq)) {
+		r = 0;
+	} else {
+		__atomic_fetch_add(&c->sleepers, 1, __ATOMIC_SEQ_CST);
+		r = fthr_futex_wait_cancelable(&c->seq, seq, shared, clk, abstime,
+					       cond_cancelled, &w);
+		__atomic_fetch_sub(&c->sleepers, 1, __ATOMIC_RELAXED);
+	}
 	if (r == ETIMEDOUT && a_load_relaxed(&c->seq) != seq)
 		r = 0;
 	marked = requeued_since(c, seq);
@@ -145,7 +162,8 @@ FTHR_HIDDEN int fthr_cond_signal(pthread_cond_t *cv)
 	if (fthr_drain_count(&c->waiters) == 0)
 		return 0;
 	__atomic_fetch_add(&c->seq, 1, __ATOMIC_SEQ_CST);
-	fthr_futex_wake(&c->seq, 1, c->flags & CF_SHARED);
+	if (__atomic_load_n(&c->sleepers, __ATOMIC_SEQ_CST))
+		fthr_futex_wake(&c->seq, 1, c->flags & CF_SHARED);
 	return 0;
 }
 
@@ -158,6 +176,8 @@ FTHR_HIDDEN int fthr_cond_broadcast(pthread_cond_t *cv)
 	if (fthr_drain_count(&c->waiters) == 0)
 		return 0;
 	seq = __atomic_add_fetch(&c->seq, 1, __ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&c->sleepers, __ATOMIC_SEQ_CST))
+		return 0; /* spinners see seq move */
 	if (!(c->flags & CF_SHARED)) {
 		m = __atomic_load_n(&c->mutex, __ATOMIC_RELAXED);
 		if (m && fthr_mutex_requeue_ok(m)) {

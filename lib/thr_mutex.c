@@ -9,7 +9,8 @@
  *
  *   lock     CAS 0->1 (the uncontended path, nothing else). Otherwise, for an
  *            adaptive mutex, a bounded number of spins (exponential backoff)
- *            retrying CAS 0->1 when the word reads 0; then, if the word
+ *            retrying CAS 0->1 when the word reads 0, for the others a spin
+ *            on reads while the word is 1 (lll.h); then, if the word
  *            already reads 2, futex_wait(word, 2) first; then loop { if
  *            SWAP(2) returned 0 we own it, in state 2; futex_wait(word, 2) }.
  *   cond     condition variables release the mutex the same way; after a
@@ -18,6 +19,9 @@
  *            sleep there, so whoever takes the mutex must mark it, so that its
  *            unlock wakes the next.
  *   unlock   SWAP(0); if the old value was 2, futex_wake(word, 1).
+ *   plain    in a process with a single thread, a private mutex's word is
+ *            read and written without atomic read-modify-writes (the same
+ *            transitions; nobody else can see them).
  *   wakes    every transition 2->0 is followed by one wake. The woken thread
  *            re-takes the word with SWAP(2), keeping the "maybe sleepers"
  *            mark, so its own unlock wakes the next sleeper. A thread only
@@ -39,6 +43,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <string.h>
+#include <sys/single_threaded.h>
 #include "lll.h"
 #include "mutex.h"
 #include "self.h"
@@ -69,6 +74,30 @@ static inline int mutex_owner(const pthread_mutex_t *m)
 	return a_load_relaxed(&m->__data.__owner);
 }
 
+/* The word without atomics: a process with one thread needs no atomic
+ * read-modify-write on a process-private mutex, nobody else can touch it
+ * (glibc does the same). The host clears __libc_single_threaded before a
+ * second thread starts, and pthread_create orders what was written plainly
+ * before it. Process-shared mutexes always use atomics. */
+static inline bool plain_ok(int kind)
+{
+	return !(kind & FTHR_MUTEX_PSHARED) && __libc_single_threaded;
+}
+
+/* CAS 0->1 on the word (plainly when plain_ok). */
+static inline bool word_trylock(pthread_mutex_t *m, int kind)
+{
+	volatile int *w = lockword(m);
+
+	if (plain_ok(kind)) {
+		if (*w != 0)
+			return false;
+		*w = 1;
+		return true;
+	}
+	return fthr_lll_trylock(w);
+}
+
 /* Bookkeeping once the word is ours. */
 static inline void mutex_took(pthread_mutex_t *m, int tid)
 {
@@ -79,9 +108,19 @@ static inline void mutex_took(pthread_mutex_t *m, int tid)
 /* Bookkeeping and the release of the word; wakes one sleeper if marked. */
 static inline void mutex_release(pthread_mutex_t *m, int kind)
 {
+	volatile int *w = lockword(m);
+
 	a_store_relaxed(&m->__data.__owner, 0);
 	m->__data.__nusers--;
-	fthr_lll_unlock(lockword(m), kind & FTHR_MUTEX_PSHARED);
+	if (plain_ok(kind)) {
+		int old = *w;
+
+		*w = 0;
+		if (unlikely(old == 2)) /* marked by a thread gone since */
+			fthr_futex_wake(w, 1, false);
+		return;
+	}
+	fthr_lll_unlock(w, kind & FTHR_MUTEX_PSHARED);
 }
 
 /* Adaptive mutexes: spin while the owner is likely to let go soon, with
@@ -120,8 +159,9 @@ static int mutex_wait(pthread_mutex_t *m, int kind, clockid_t clk,
 
 	if (timed && (r = fthr_abstime_check(abstime)) != 0)
 		return r;
-	if ((kind & FTHR_MUTEX_KIND_MASK) != PTHREAD_MUTEX_ADAPTIVE_NP ||
-	    !mutex_spin(m, &spun)) {
+	if ((kind & FTHR_MUTEX_KIND_MASK) == PTHREAD_MUTEX_ADAPTIVE_NP
+		    ? !mutex_spin(m, &spun)
+		    : !fthr_lll_spin(lockword(m))) {
 		r = fthr_lll_wait(lockword(m), kind & FTHR_MUTEX_PSHARED, clk,
 				  timed ? abstime : NULL);
 		if (r)
@@ -151,7 +191,7 @@ static FTHR_NOINLINE int mutex_lock_slow(pthread_mutex_t *m, clockid_t clk,
 	tid = fthr_tid();
 	if (mutex_owner(m) == tid && (r = fthr_mutex_relock(m, type, false)) >= 0)
 		return r;
-	if (!a_cas_acquire(lockword(m), 0, 1)) {
+	if (!word_trylock(m, kind)) {
 		r = mutex_wait(m, kind, clk, abstime, timed);
 		if (r)
 			return r;
@@ -165,8 +205,9 @@ static FTHR_NOINLINE int mutex_lock_slow(pthread_mutex_t *m, clockid_t clk,
 /* The uncontended normal mutex: one CAS and the bookkeeping. */
 static inline bool mutex_lock_fast(pthread_mutex_t *m)
 {
-	if (likely((mutex_kind(m) & SLOW_KIND_BITS) == 0) &&
-	    likely(a_cas_acquire(lockword(m), 0, 1))) {
+	int kind = mutex_kind(m);
+
+	if (likely((kind & SLOW_KIND_BITS) == 0) && likely(word_trylock(m, kind))) {
 		mutex_took(m, fthr_tid());
 		return true;
 	}
@@ -213,7 +254,7 @@ FTHR_HIDDEN int fthr_mutex_trylock(pthread_mutex_t *m)
 	tid = fthr_tid();
 	if (mutex_owner(m) == tid)
 		return fthr_mutex_relock(m, kind & FTHR_MUTEX_KIND_MASK, true);
-	if (!a_cas_acquire(lockword(m), 0, 1))
+	if (!word_trylock(m, kind))
 		return EBUSY;
 	mutex_took(m, tid);
 	if ((kind & FTHR_MUTEX_KIND_MASK) == PTHREAD_MUTEX_RECURSIVE)

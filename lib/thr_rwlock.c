@@ -16,6 +16,7 @@
  *            holds a read lock (its TLS record counts them): a recursive
  *            read never waits behind a writer that waits behind it.
  *   wrlock   CAS to WRITER while no WRITER and no readers.
+ *   spin     a contended rdlock/wrlock retries a while (self.h) first.
  *   sleep    under lock: rwait/wwait += 1, set RD_WAIT/WR_WAIT (private: and
  *            queue the node); then loop { try (an unlock the try misses saw
  *            the bit); pshared: s = rseq/wseq, drop lock, futex_wait(rseq/
@@ -257,6 +258,8 @@ static int rdlock(pthread_rwlock_t *rw, clockid_t clk,
 		return r;
 	if (a_load_relaxed(&l->writer) == fthr_tid())
 		return EDEADLK;
+	if (FTHR_SPIN_UNTIL((r = try_read(l)) != EBUSY))
+		return r;
 	return rw_sleep_loop(l, false, clk, abstime, timed);
 }
 
@@ -269,6 +272,8 @@ static int wrlock(pthread_rwlock_t *rw, clockid_t clk,
 		return 0;
 	if (a_load_relaxed(&l->writer) == fthr_tid())
 		return EDEADLK;
+	if (FTHR_SPIN_UNTIL(try_write(l) == 0))
+		return 0;
 	return rw_sleep_loop(l, true, clk, abstime, timed);
 }
 

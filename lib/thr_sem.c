@@ -7,7 +7,8 @@
  *   post     CAS data -> data + 1 (EOVERFLOW at SEM_VALUE_MAX); if the
  *            waiter half was non-zero, futex_wake(value, 1).
  *   wait     fast: CAS data -> data - 1 while the value is > 0.
- *            slow: data += 1 << 32 (register); loop { value 0 ->
+ *            slow: spin a while (self.h) retrying that; then
+ *            data += 1 << 32 (register); loop { value 0 ->
  *            futex_wait(value, 0); value > 0 -> CAS data -> data - 1 - (1 << 32)
  *            (take a token and unregister in one step) }. A timeout or a
  *            signal handler unregisters (data -= 1 << 32) and fails with
@@ -25,6 +26,7 @@
 #include "futex.h"
 #include "host.h"
 #include "sem.h"
+#include "self.h"
 
 
 static inline struct sem *S(sem_t *s)
@@ -107,6 +109,8 @@ static FTHR_NOINLINE int sem_wait_slow(struct sem *s, clockid_t clk,
 	uint64_t d;
 	int err = 0;
 
+	if (FTHR_SPIN_UNTIL(sem_take(s)))
+		return 0;
 	if (timed && (err = fthr_abstime_check(abstime)) != 0)
 		return fail(err);
 	d = __atomic_fetch_add(&s->data, 1ull << SEM_NWAITERS_SHIFT, __ATOMIC_RELAXED);
