@@ -89,21 +89,33 @@ static int pi_self_deadlock(clockid_t clk, const struct timespec *abstime)
 	}
 }
 
+/* The start of lock and trylock: announce a robust mutex on the list,
+ * then one CAS 0->tid. Returns 0 (the word is ours), ENOTSUP (no robust
+ * list), or EBUSY with the word seen in *old; *h is the list or NULL. */
+static int pi_enter(pthread_mutex_t *m, int kind, int tid,
+		    struct fthr_robust_list **h, int *old)
+{
+	*h = NULL;
+	*old = 0;
+	if (kind & FTHR_MUTEX_ROBUST) {
+		if (!(*h = fthr_robust_head()))
+			return ENOTSUP;
+		fthr_robust_pending(*h, m);
+	}
+	return __atomic_compare_exchange_n(&m->__data.__lock, old, tid, false,
+					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)
+		       ? 0 : EBUSY;
+}
+
 int fthr_pi_lock(pthread_mutex_t *m, int kind, clockid_t clk,
 		 const struct timespec *abstime, bool timed)
 {
 	volatile int *w = &m->__data.__lock;
-	struct fthr_robust_list *h = NULL;
-	int tid = fthr_tid(), old = 0, r;
+	struct fthr_robust_list *h;
+	int tid = fthr_tid(), old, r;
 
-	if (kind & FTHR_MUTEX_ROBUST) {
-		if (!(h = fthr_robust_head()))
-			return ENOTSUP;
-		fthr_robust_pending(h, m);
-	}
-	if (__atomic_compare_exchange_n(w, &old, tid, false, __ATOMIC_ACQUIRE,
-					__ATOMIC_RELAXED))
-		return pi_took(m, kind, h, tid);
+	if ((r = pi_enter(m, kind, tid, &h, &old)) != EBUSY)
+		return r ? r : pi_took(m, kind, h, tid);
 	if ((old & FUTEX_TID_MASK) == tid) {
 		if (h)
 			fthr_robust_pending(h, NULL);
@@ -126,17 +138,11 @@ fail:
 int fthr_pi_trylock(pthread_mutex_t *m, int kind)
 {
 	volatile int *w = &m->__data.__lock;
-	struct fthr_robust_list *h = NULL;
-	int tid = fthr_tid(), old = 0;
+	struct fthr_robust_list *h;
+	int tid = fthr_tid(), old, r;
 
-	if (kind & FTHR_MUTEX_ROBUST) {
-		if (!(h = fthr_robust_head()))
-			return ENOTSUP;
-		fthr_robust_pending(h, m);
-	}
-	if (__atomic_compare_exchange_n(w, &old, tid, false, __ATOMIC_ACQUIRE,
-					__ATOMIC_RELAXED))
-		return pi_took(m, kind, h, tid);
+	if ((r = pi_enter(m, kind, tid, &h, &old)) != EBUSY)
+		return r ? r : pi_took(m, kind, h, tid);
 	if ((old & FUTEX_TID_MASK) == tid) {
 		if (h)
 			fthr_robust_pending(h, NULL);

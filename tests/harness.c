@@ -98,6 +98,18 @@ void harness_wait_asleep(int tid, double seconds)
 	}
 }
 
+int harness_wait_nonzero(int *p, double seconds)
+{
+	int64_t end = harness_now_ns(CLOCK_MONOTONIC) + (int64_t)(seconds * 1e9);
+
+	while (__atomic_load_n(p, __ATOMIC_SEQ_CST) == 0) {
+		if (harness_now_ns(CLOCK_MONOTONIC) > end)
+			return 0;
+		usleep(200);
+	}
+	return 1;
+}
+
 const char *harness_object_of(void *fn)
 {
 	Dl_info info;

@@ -40,6 +40,9 @@ void *harness_join(pthread_t t, double seconds);
  * /proc, just give it time. */
 void harness_wait_asleep(int tid, double seconds);
 
+/* Wait (polling, at most 'seconds') until *p != 0; 1 if it did, 0 if not. */
+int harness_wait_nonzero(int *p, double seconds);
+
 /* Where the definition of a function lives (dladdr's file name). */
 const char *harness_object_of(void *fn);
 

@@ -17,17 +17,6 @@
 static int gettid_(void) { return (int)syscall(SYS_gettid); }
 
 
-static int wait_ne0(int *p, double seconds)
-{
-	int64_t end = harness_now_ns(CLOCK_MONOTONIC) + (int64_t)(seconds * 1e9);
-
-	while (LOAD(p) == 0) {
-		if (harness_now_ns(CLOCK_MONOTONIC) > end)
-			return 0;
-		usleep(200);
-	}
-	return 1;
-}
 
 /* ---- 1. bad arguments and attributes ---- */
 START_TEST(init_and_attr_errors)
@@ -154,7 +143,7 @@ START_TEST(waits_for_last_arrival)
 	for (i = 0; i < 2; i++) {
 		ck_assert_int_eq(pthread_create(&t[i], NULL, one_waiter,
 						(void *)(intptr_t)i), 0);
-		ck_assert(wait_ne0(&w_tid[i], 5));
+		ck_assert(harness_wait_nonzero(&w_tid[i], 5));
 		harness_wait_asleep(LOAD(&w_tid[i]), 5);
 	}
 	/* two of three arrived: both still blocked */
@@ -293,7 +282,7 @@ START_TEST(destroy_while_waiting)
 	for (i = 0; i < 2; i++) { /* twice: the barrier is reusable after */
 		d_tid = d_done = 0;
 		ck_assert_int_eq(pthread_create(&w, NULL, busy_waiter, NULL), 0);
-		ck_assert(wait_ne0(&d_tid, 5));
+		ck_assert(harness_wait_nonzero(&d_tid, 5));
 		harness_wait_asleep(LOAD(&d_tid), 5);
 		ck_assert_int_eq(pthread_create(&d, NULL, destroyer, NULL), 0);
 		ck_assert_int_eq((intptr_t)harness_join(d, 3), EBUSY);

@@ -71,17 +71,6 @@ static int wait_eq(int *p, int v, double seconds)
 	return 1;
 }
 
-static int wait_ne0(int *p, double seconds)
-{
-	int64_t end = harness_now_ns(CLOCK_MONOTONIC) + (int64_t)(seconds * 1e9);
-
-	while (LOAD(p) == 0) {
-		if (harness_now_ns(CLOCK_MONOTONIC) > end)
-			return 0;
-		usleep(200);
-	}
-	return 1;
-}
 
 /* A thread holding rw (read or write) until told to let go. */
 struct holder {
@@ -905,7 +894,7 @@ START_TEST(timed_succeeds_when_released)
 	/* a reader waits behind a writer; a writer behind a reader */
 	start_holder(&h, &trw, !tw_write);
 	ck_assert_int_eq(pthread_create(&t, NULL, timed_waiter, &tid), 0);
-	ck_assert(wait_ne0(&tid, 5));
+	ck_assert(harness_wait_nonzero(&tid, 5));
 	harness_wait_asleep(LOAD(&tid), 5); /* blocked behind the holder */
 	stop_holder(&h);
 	ck_assert_int_eq((intptr_t)harness_join(t, 5), 0);
