@@ -110,6 +110,20 @@ int harness_wait_nonzero(int *p, double seconds)
 	return 1;
 }
 
+void harness_mutex_init(pthread_mutex_t *m, int type, int pshared, int robust,
+			int protocol)
+{
+	pthread_mutexattr_t a;
+
+	ck_assert_int_eq(pthread_mutexattr_init(&a), 0);
+	ck_assert_int_eq(pthread_mutexattr_settype(&a, type), 0);
+	ck_assert_int_eq(pthread_mutexattr_setpshared(&a, pshared), 0);
+	ck_assert_int_eq(pthread_mutexattr_setrobust(&a, robust), 0);
+	ck_assert_int_eq(pthread_mutexattr_setprotocol(&a, protocol), 0);
+	ck_assert_int_eq(pthread_mutex_init(m, &a), 0);
+	ck_assert_int_eq(pthread_mutexattr_destroy(&a), 0);
+}
+
 const char *harness_object_of(void *fn)
 {
 	Dl_info info;

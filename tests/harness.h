@@ -43,6 +43,11 @@ void harness_wait_asleep(int tid, double seconds);
 /* Wait (polling, at most 'seconds') until *p != 0; 1 if it did, 0 if not. */
 int harness_wait_nonzero(int *p, double seconds);
 
+/* pthread_mutex_init through an attribute of the given type, pshared
+ * value, robustness and protocol, asserting every step. */
+void harness_mutex_init(pthread_mutex_t *m, int type, int pshared, int robust,
+			int protocol);
+
 /* Where the definition of a function lives (dladdr's file name). */
 const char *harness_object_of(void *fn);
 

@@ -72,13 +72,7 @@ static void spin_ns(int64_t ns)
 
 static void init_mutex(pthread_mutex_t *m, int type, int pshared)
 {
-	pthread_mutexattr_t a;
-
-	ck_assert_int_eq(pthread_mutexattr_init(&a), 0);
-	ck_assert_int_eq(pthread_mutexattr_settype(&a, type), 0);
-	ck_assert_int_eq(pthread_mutexattr_setpshared(&a, pshared), 0);
-	ck_assert_int_eq(pthread_mutex_init(m, &a), 0);
-	ck_assert_int_eq(pthread_mutexattr_destroy(&a), 0);
+	harness_mutex_init(m, type, pshared, PTHREAD_MUTEX_STALLED, PTHREAD_PRIO_NONE);
 }
 
 static void init_cond(pthread_cond_t *c, clockid_t clk, int pshared)

@@ -14,13 +14,7 @@
 
 static void init_robust(pthread_mutex_t *m, int type, int pshared)
 {
-	pthread_mutexattr_t a;
-
-	ck_assert_int_eq(pthread_mutexattr_init(&a), 0);
-	ck_assert_int_eq(pthread_mutexattr_settype(&a, type), 0);
-	ck_assert_int_eq(pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST), 0);
-	ck_assert_int_eq(pthread_mutexattr_setpshared(&a, pshared), 0);
-	ck_assert_int_eq(pthread_mutex_init(m, &a), 0);
+	harness_mutex_init(m, type, pshared, PTHREAD_MUTEX_ROBUST, PTHREAD_PRIO_NONE);
 }
 
 static pthread_mutex_t rm;

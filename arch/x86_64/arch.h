@@ -1,12 +1,10 @@
 /* arch/x86_64/arch.h: what the compiler's __atomic builtins cannot give fthr
- * on x86_64: the raw syscall instruction, the spin-wait hint, cache geometry.
+ * on x86_64: the raw syscall instruction, the spin-wait hint, glibc's
+ * spinlock values.
  * Everything here is inline and touches general registers only.
  */
 #ifndef FTHR_ARCH_H
 #define FTHR_ARCH_H
-
-#define FTHR_ARCH_NAME "x86_64"
-#define FTHR_CACHELINE 64
 
 /* Raw syscall: returns the kernel's value, -errno on failure. Never touches
  * errno and never calls into libc, so it may sit on any path. */
