@@ -22,6 +22,7 @@ if [ "$quick" = 1 ]; then pairs=${PAIRS:-3}; secs=0.3; n=3000000; r=20000; else
 	pairs=${PAIRS:-5}; secs=1; n=20000000; r=100000; fi
 mkdir -p "$out"
 csv=$out/results.csv
+here=$(cd "$(dirname "$0")" && pwd)
 echo "group,benchmark,unit,better,glibc,fthr,ratio_median,ratio_min,ratio_max,cpu_glibc,cpu_fthr" >"$csv"
 failed=0
 
@@ -86,22 +87,28 @@ done
 
 if command -v valgrind >/dev/null; then
 	echo "== instruction counts (callgrind)" >&2
-	printf '\n### Instructions per operation (callgrind, deterministic)\n\n| operation | glibc Ir/op | fthr Ir/op | fthr vs glibc |\n|---|---|---|---|\n'
-	ir() { # pre op n
-		LD_PRELOAD=$1 valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" uncontended "$2" mt "$3" 2>&1 |
-			sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+	printf '\n### Instructions per operation (callgrind, deterministic)\n\n'
+	printf 'Per operation, the difference of two runs (21000 and 1000 operations): "loop" counts everything the\n'
+	printf 'benchmark loop executes (call, PLT stub, its own counting), "library" only what runs inside libc.so.6\n'
+	printf '(glibc) or libfthr (fthr): the functions themselves.\n\n'
+	printf '| operation | glibc Ir/op (loop) | fthr Ir/op (loop) | glibc Ir/op (library) | fthr Ir/op (library) | fthr vs glibc (library) |\n|---|---|---|---|---|---|\n'
+	cgdir=$(mktemp -d)
+	ir() { # pre op n -> "total library"
+		LD_PRELOAD=$1 valgrind --tool=callgrind --callgrind-out-file="$cgdir/out" "$bin" uncontended "$2" mt "$3" >/dev/null 2>&1
+		awk -f "$here/ir-by-object.awk" "$cgdir/out" |
+			awk '{ t += $NF } /libc\.so|libfthr/ { l += $NF } END { print t + 0, l + 0 }'
 	}
 	for op in mutex_normal mutex_recursive mutex_errorcheck mutex_trylock spin rwlock_rd rwlock_wr \
 		sem_postwait cond_signal once getspecific setspecific; do
 		[ "$quick" = 1 ] && case $op in mutex_normal|getspecific|sem_postwait|cond_signal) ;; *) continue ;; esac
-		g=$(( $(ir "" $op 21000) - $(ir "" $op 1000) ))
-		f=$(( $(ir "$lib" $op 21000) - $(ir "$lib" $op 1000) ))
-		line=$(awk -v g="$g" -v f="$f" 'BEGIN { printf "%.1f %.1f %.2f", g / 20000, f / 20000, g / f }')
-		read -r gi fi ri <<<"$line"
-		printf '| %s | %s | %s | **%s** |\n' "$op" "$gi" "$fi" "$ri"
-		echo "callgrind,$op,Ir/op,lo,$gi,$fi,$ri,,,," >>"$csv"
-		printf '  %-40s Ir %s / %s\n' "$op" "$gi" "$fi" >&2
+		line=$( { ir "" $op 21000; ir "" $op 1000; ir "$lib" $op 21000; ir "$lib" $op 1000; } | tr '\n' ' ' |
+			awk '{ printf "%.1f %.1f %.1f %.1f %.2f", ($1 - $3) / 20000, ($5 - $7) / 20000, ($2 - $4) / 20000, ($6 - $8) / 20000, ($2 - $4) / ($6 - $8) }')
+		read -r gt ft gl fl rl <<<"$line"
+		printf '| %s | %s | %s | %s | %s | **%s** |\n' "$op" "$gt" "$ft" "$gl" "$fl" "$rl"
+		echo "callgrind,$op,Ir/op,lo,$gl,$fl,$rl,,,," >>"$csv"
+		printf '  %-40s Ir loop %s / %s, library %s / %s\n' "$op" "$gt" "$ft" "$gl" "$fl" >&2
 	done
+	rm -rf "$cgdir"
 else
 	printf '\n(valgrind is not installed: no instruction counts)\n'
 fi

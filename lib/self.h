@@ -36,6 +36,7 @@ struct fthr_self {
 	int tid;		/* kernel thread id; 0 = not filled yet */
 	void *robust;		/* this thread's kernel robust list head, or NULL */
 	bool tsd_hooked;	/* thread-exit hook armed (thr_key.c) */
+	int tsd_epoch;		/* key_epoch its tsd slots were checked at */
 	unsigned rdlocks;	/* read locks held, any rwlock (thr_rwlock.c) */
 	struct fthr_tsd_slot tsd[FTHR_TSD_INLINE];
 	struct fthr_tsd_slot *tsd_more; /* PTHREAD_KEYS_MAX slots, or NULL */

@@ -4,7 +4,11 @@
  * use and moves on (by one) at create and at delete, so a slot a thread
  * filled under an earlier life of the key never shows through: a value
  * counts only while slot.seq == keys[k].seq. Create and delete are CASes on
- * seq; getspecific is a bounds check, two loads and a compare.
+ * seq. Every delete also advances key_epoch; a thread whose tsd_epoch is
+ * behind it first clears its slots whose seq no longer matches (only the
+ * thread itself writes its slots) and catches up. So the getspecific fast
+ * path is a bounds check, an epoch compare and a TLS load, and
+ * setspecific's a bounds check, the key's seq and two TLS stores.
  *
  * Thread exit: the first setspecific in a thread sets one key of the host
  * library's (host.h) whose destructor is fthr_tsd_exit; the host runs it
@@ -28,6 +32,9 @@ struct key {
 #define TSD_MORE_SIZE (PTHREAD_KEYS_MAX * sizeof(struct fthr_tsd_slot))
 
 static struct key keys[PTHREAD_KEYS_MAX];
+/* Advanced by every delete; a thread's values count without a look at the
+ * seqs while its tsd_epoch equals it. */
+static volatile int key_epoch;
 static pthread_key_t exit_hook_key;
 static pthread_once_t exit_hook_once = PTHREAD_ONCE_INIT;
 static bool exit_hook_ok;
@@ -46,13 +53,41 @@ static struct fthr_tsd_slot *slot_of(pthread_key_t k)
 	return fthr_self_rec.tsd_more ? &fthr_self_rec.tsd_more[k] : NULL;
 }
 
-FTHR_HIDDEN void *fthr_getspecific(pthread_key_t k)
+/* Forget the values of deleted keys (slot.seq != key.seq), then note the
+ * epoch they were checked against. */
+static void tsd_revalidate(void)
+{
+	struct fthr_self *self = &fthr_self_rec;
+	int epoch = a_load_acquire(&key_epoch);
+	pthread_key_t k, n = self->tsd_more ? PTHREAD_KEYS_MAX : FTHR_TSD_INLINE;
+
+	for (k = 0; k < n; k++) {
+		struct fthr_tsd_slot *s = slot_of(k);
+
+		if (s->seq != keys[k].seq)
+			s->data = NULL;
+	}
+	self->tsd_epoch = epoch;
+}
+
+static FTHR_NOINLINE void *getspecific_slow(pthread_key_t k)
 {
 	struct fthr_tsd_slot *s;
 
-	if (unlikely(k >= PTHREAD_KEYS_MAX) || !(s = slot_of(k)))
+	if (k >= PTHREAD_KEYS_MAX)
 		return NULL;
-	return s->seq == keys[k].seq ? s->data : NULL;
+	if (fthr_self_rec.tsd_epoch != a_load_relaxed(&key_epoch))
+		tsd_revalidate();
+	s = slot_of(k);
+	return s && s->seq == keys[k].seq ? s->data : NULL;
+}
+
+FTHR_HIDDEN void *fthr_getspecific(pthread_key_t k)
+{
+	if (likely(k < FTHR_TSD_INLINE) &&
+	    likely(fthr_self_rec.tsd_epoch == a_load_relaxed(&key_epoch)))
+		return fthr_self_rec.tsd[k].data;
+	return getspecific_slow(k);
 }
 
 static void exit_hook_init(void)
@@ -86,7 +121,7 @@ static FTHR_NOINLINE int tsd_prepare(pthread_key_t k)
 	return 0;
 }
 
-FTHR_HIDDEN int fthr_setspecific(pthread_key_t k, const void *value)
+static FTHR_NOINLINE int setspecific_slow(pthread_key_t k, const void *value)
 {
 	struct fthr_tsd_slot *s;
 	unsigned seq;
@@ -94,14 +129,25 @@ FTHR_HIDDEN int fthr_setspecific(pthread_key_t k, const void *value)
 
 	if (k >= PTHREAD_KEYS_MAX || !in_use(seq = keys[k].seq))
 		return EINVAL;
-	if (unlikely(!fthr_self_rec.tsd_hooked || !(s = slot_of(k)))) {
-		if ((r = tsd_prepare(k)) != 0)
-			return r;
-		s = slot_of(k);
-	}
+	if ((r = tsd_prepare(k)) != 0)
+		return r;
+	s = slot_of(k);
 	s->seq = seq;
 	s->data = (void *)value;
 	return 0;
+}
+
+FTHR_HIDDEN int fthr_setspecific(pthread_key_t k, const void *value)
+{
+	unsigned seq;
+
+	if (likely(k < FTHR_TSD_INLINE) && likely(fthr_self_rec.tsd_hooked) &&
+	    likely(in_use(seq = keys[k].seq))) {
+		fthr_self_rec.tsd[k].seq = seq;
+		fthr_self_rec.tsd[k].data = (void *)value;
+		return 0;
+	}
+	return setspecific_slow(k, value);
 }
 
 FTHR_HIDDEN int fthr_key_create(pthread_key_t *key, void (*dtor)(void *))
@@ -132,9 +178,12 @@ FTHR_HIDDEN int fthr_key_delete(pthread_key_t k)
 
 	if (k >= PTHREAD_KEYS_MAX || !in_use(seq = keys[k].seq))
 		return EINVAL;
-	return __atomic_compare_exchange_n(&keys[k].seq, &seq, seq + 1, false,
-					   __ATOMIC_RELEASE, __ATOMIC_RELAXED)
-		       ? 0 : EINVAL;
+	if (!__atomic_compare_exchange_n(&keys[k].seq, &seq, seq + 1, false,
+					 __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		return EINVAL;
+	/* every thread forgets its value on its next getspecific */
+	__atomic_fetch_add(&key_epoch, 1, __ATOMIC_RELEASE);
+	return 0;
 }
 
 /* The host calls this once at thread exit (the hook key's destructor). */

@@ -31,7 +31,8 @@
  * Fields beside the word, written only by the owner while it holds the word:
  *   __owner   kernel tid of the owner (every type, as glibc), 0 when free
  *   __count   recursion depth of a recursive mutex
- *   __nusers  holders (glibc's pthread_mutex_destroy reads it)
+ *   __nusers  holders of a process-shared mutex (glibc's pthread_mutex_destroy
+ *             reads it); fthr's own destroy needs only the word
  *   __spins   adaptive mutexes: running estimate of the spins that pay off
  *   __kind    type and flag bits, glibc's values (see fthr_impl.h)
  *
@@ -48,13 +49,12 @@
 #include "mutex.h"
 #include "self.h"
 
-/* Bits that send a call off the normal-mutex fast path. */
-#define SLOW_KIND_BITS                                                         \
-	(FTHR_MUTEX_KIND_MASK | FTHR_MUTEX_ROBUST | FTHR_MUTEX_PRIO_INHERIT |  \
-	 FTHR_MUTEX_PRIO_PROTECT)
+/* Kinds with a file of their own. */
+#define SPECIAL_KIND_BITS                                                      \
+	(FTHR_MUTEX_ROBUST | FTHR_MUTEX_PRIO_INHERIT | FTHR_MUTEX_PRIO_PROTECT)
 #define KNOWN_KIND_BITS                                                        \
-	(SLOW_KIND_BITS | FTHR_MUTEX_PSHARED | FTHR_MUTEX_ELISION |            \
-	 FTHR_MUTEX_NO_ELISION | (int)FTHR_MUTEX_CEILING_MASK)
+	(FTHR_MUTEX_KIND_MASK | SPECIAL_KIND_BITS | FTHR_MUTEX_PSHARED |       \
+	 FTHR_MUTEX_ELISION | FTHR_MUTEX_NO_ELISION | (int)FTHR_MUTEX_CEILING_MASK)
 
 /* glibc's default bound on adaptive spinning. */
 #define ADAPTIVE_MAX_SPINS 100
@@ -98,29 +98,47 @@ static inline bool word_trylock(pthread_mutex_t *m, int kind)
 	return fthr_lll_trylock(w);
 }
 
-/* Bookkeeping once the word is ours. */
-static inline void mutex_took(pthread_mutex_t *m, int tid)
+/* Bookkeeping once the word is ours. __nusers is glibc's count of holders,
+ * which only glibc's pthread_mutex_destroy reads: kept for process-shared
+ * mutexes, which a plain-glibc process may destroy. */
+static inline void mutex_took(pthread_mutex_t *m, int tid, int kind)
 {
 	a_store_relaxed(&m->__data.__owner, tid);
-	m->__data.__nusers++;
+	if (kind & FTHR_MUTEX_PSHARED)
+		m->__data.__nusers++;
 }
 
-/* Bookkeeping and the release of the word; wakes one sleeper if marked. */
+/* Out of line, so that the unlock fast path needs no stack frame. */
+static FTHR_NOINLINE int word_wake(volatile int *w, int kind)
+{
+	fthr_futex_wake(w, 1, kind & FTHR_MUTEX_PSHARED);
+	return 0;
+}
+
+/* Release the word (plainly when plain_ok) and wake one sleeper if it was
+ * marked; returns 0. */
+static inline int word_release(volatile int *w, int kind)
+{
+	int old;
+
+	if (plain_ok(kind)) {
+		old = *w; /* 2: marked by a thread gone since */
+		*w = 0;
+	} else {
+		old = a_swap_release(w, 0);
+	}
+	if (unlikely(old == 2))
+		return word_wake(w, kind);
+	return 0;
+}
+
+/* Bookkeeping and the release of the word. */
 static inline void mutex_release(pthread_mutex_t *m, int kind)
 {
-	volatile int *w = lockword(m);
-
 	a_store_relaxed(&m->__data.__owner, 0);
-	m->__data.__nusers--;
-	if (plain_ok(kind)) {
-		int old = *w;
-
-		*w = 0;
-		if (unlikely(old == 2)) /* marked by a thread gone since */
-			fthr_futex_wake(w, 1, false);
-		return;
-	}
-	fthr_lll_unlock(w, kind & FTHR_MUTEX_PSHARED);
+	if (kind & FTHR_MUTEX_PSHARED)
+		m->__data.__nusers--;
+	word_release(lockword(m), kind);
 }
 
 /* Adaptive mutexes: spin while the owner is likely to let go soon, with
@@ -182,12 +200,10 @@ static FTHR_NOINLINE int mutex_lock_slow(pthread_mutex_t *m, clockid_t clk,
 
 	if (unlikely(kind & ~KNOWN_KIND_BITS))
 		return EINVAL; /* destroyed or never initialized */
-	if (kind & FTHR_MUTEX_PRIO_INHERIT)
-		return fthr_pi_lock(m, kind, clk, abstime, timed);
-	if (kind & FTHR_MUTEX_PRIO_PROTECT)
-		return fthr_pp_lock(m, kind, clk, abstime, timed);
-	if (kind & FTHR_MUTEX_ROBUST)
-		return fthr_robust_lock(m, kind, clk, abstime, timed);
+	if (unlikely(kind & SPECIAL_KIND_BITS))
+		return (kind & FTHR_MUTEX_PRIO_INHERIT) ? fthr_pi_lock(m, kind, clk, abstime, timed)
+		       : (kind & FTHR_MUTEX_PRIO_PROTECT) ? fthr_pp_lock(m, kind, clk, abstime, timed)
+		       : fthr_robust_lock(m, kind, clk, abstime, timed);
 	tid = fthr_tid();
 	if (mutex_owner(m) == tid && (r = fthr_mutex_relock(m, type, false)) >= 0)
 		return r;
@@ -196,37 +212,63 @@ static FTHR_NOINLINE int mutex_lock_slow(pthread_mutex_t *m, clockid_t clk,
 		if (r)
 			return r;
 	}
-	mutex_took(m, tid);
+	mutex_took(m, tid, kind);
 	if (type == PTHREAD_MUTEX_RECURSIVE)
 		m->__data.__count = 1;
 	return 0;
 }
 
-/* The uncontended normal mutex: one CAS and the bookkeeping. */
-static inline bool mutex_lock_fast(pthread_mutex_t *m)
+/* The owner's tid once the word is ours: the tid cache may still be empty
+ * in a thread that has not called into fthr before. */
+static FTHR_NOINLINE int mutex_took_fill(pthread_mutex_t *m, int kind)
+{
+	mutex_took(m, fthr_self_fill(), kind);
+	if ((kind & FTHR_MUTEX_KIND_MASK) == PTHREAD_MUTEX_RECURSIVE)
+		m->__data.__count = 1;
+	return 0;
+}
+
+/* The bookkeeping of the lock fast path; returns 0. */
+static inline int mutex_took_fast(pthread_mutex_t *m, int kind)
+{
+	int tid = fthr_self_rec.tid;
+
+	if (unlikely(tid == 0))
+		return mutex_took_fill(m, kind);
+	a_store_relaxed(&m->__data.__owner, tid);
+	if (kind == PTHREAD_MUTEX_RECURSIVE)
+		m->__data.__count = 1;
+	return 0;
+}
+
+/* Every lock starts here. The uncontended lock of a process-private mutex
+ * without the robust, priority or elision bits, of any type, is one CAS (or
+ * plain store) and the owner's tid; everything else (contended, a relock,
+ * another kind) goes out of line. The normal type is tested first, so that
+ * its path has no other test. Every exit is a tail call. */
+static inline int mutex_lock_common(pthread_mutex_t *m, clockid_t clk,
+				    const struct timespec *abstime, bool timed)
 {
 	int kind = mutex_kind(m);
 
-	if (likely((kind & SLOW_KIND_BITS) == 0) && likely(word_trylock(m, kind))) {
-		mutex_took(m, fthr_tid());
-		return true;
+	if (likely(kind == PTHREAD_MUTEX_NORMAL)) {
+		if (likely(word_trylock(m, PTHREAD_MUTEX_NORMAL)))
+			return mutex_took_fast(m, PTHREAD_MUTEX_NORMAL);
+	} else if (!(kind & ~FTHR_MUTEX_KIND_MASK) && word_trylock(m, kind)) {
+		return mutex_took_fast(m, kind);
 	}
-	return false;
+	return mutex_lock_slow(m, clk, abstime, timed);
 }
 
 FTHR_HIDDEN int fthr_mutex_lock(pthread_mutex_t *m)
 {
-	if (mutex_lock_fast(m))
-		return 0;
-	return mutex_lock_slow(m, CLOCK_REALTIME, NULL, false);
+	return mutex_lock_common(m, CLOCK_REALTIME, NULL, false);
 }
 
 FTHR_HIDDEN int fthr_mutex_timedlock(pthread_mutex_t *m,
 				     const struct timespec *abstime)
 {
-	if (mutex_lock_fast(m))
-		return 0;
-	return mutex_lock_slow(m, CLOCK_REALTIME, abstime, true);
+	return mutex_lock_common(m, CLOCK_REALTIME, abstime, true);
 }
 
 FTHR_HIDDEN int fthr_mutex_clocklock(pthread_mutex_t *m, clockid_t clk,
@@ -234,9 +276,7 @@ FTHR_HIDDEN int fthr_mutex_clocklock(pthread_mutex_t *m, clockid_t clk,
 {
 	if (!fthr_futex_clock_ok(clk))
 		return EINVAL;
-	if (mutex_lock_fast(m))
-		return 0;
-	return mutex_lock_slow(m, clk, abstime, true);
+	return mutex_lock_common(m, clk, abstime, true);
 }
 
 FTHR_HIDDEN int fthr_mutex_trylock(pthread_mutex_t *m)
@@ -256,7 +296,7 @@ FTHR_HIDDEN int fthr_mutex_trylock(pthread_mutex_t *m)
 		return fthr_mutex_relock(m, kind & FTHR_MUTEX_KIND_MASK, true);
 	if (!word_trylock(m, kind))
 		return EBUSY;
-	mutex_took(m, tid);
+	mutex_took(m, tid, kind);
 	if ((kind & FTHR_MUTEX_KIND_MASK) == PTHREAD_MUTEX_RECURSIVE)
 		m->__data.__count = 1;
 	return 0;
@@ -266,12 +306,10 @@ static FTHR_NOINLINE int mutex_unlock_slow(pthread_mutex_t *m, int kind)
 {
 	if (unlikely(kind & ~KNOWN_KIND_BITS))
 		return EINVAL;
-	if (kind & FTHR_MUTEX_PRIO_INHERIT)
-		return fthr_pi_unlock(m, kind, false);
-	if (kind & FTHR_MUTEX_PRIO_PROTECT)
-		return fthr_pp_unlock(m, kind, false);
-	if (kind & FTHR_MUTEX_ROBUST)
-		return fthr_robust_unlock(m, kind, false);
+	if (unlikely(kind & SPECIAL_KIND_BITS))
+		return (kind & FTHR_MUTEX_PRIO_INHERIT) ? fthr_pi_unlock(m, kind, false)
+		       : (kind & FTHR_MUTEX_PRIO_PROTECT) ? fthr_pp_unlock(m, kind, false)
+		       : fthr_robust_unlock(m, kind, false);
 	switch (kind & FTHR_MUTEX_KIND_MASK) {
 	case PTHREAD_MUTEX_RECURSIVE:
 		if (mutex_owner(m) != fthr_tid())
@@ -295,9 +333,9 @@ FTHR_HIDDEN int fthr_mutex_unlock(pthread_mutex_t *m)
 {
 	int kind = mutex_kind(m);
 
-	if (likely((kind & SLOW_KIND_BITS) == 0)) {
-		mutex_release(m, kind);
-		return 0;
+	if (likely(kind == PTHREAD_MUTEX_NORMAL)) {
+		a_store_relaxed(&m->__data.__owner, 0);
+		return word_release(lockword(m), kind);
 	}
 	return mutex_unlock_slow(m, kind);
 }
@@ -343,7 +381,7 @@ int fthr_mutex_cond_lock(pthread_mutex_t *m, unsigned saved, bool marked)
 	}
 	if (marked ? a_swap_acquire(w, 2) != 0 : !fthr_lll_trylock(w))
 		fthr_lll_wait(w, kind & FTHR_MUTEX_PSHARED, CLOCK_MONOTONIC, NULL);
-	mutex_took(m, fthr_tid());
+	mutex_took(m, fthr_tid(), kind);
 	m->__data.__count = saved;
 	return 0;
 }

@@ -6,7 +6,7 @@
  *              (gen is a multiple of 4, advanced in every fork child)
  *   2          done
  *
- *   caller   load-acquire; 2 -> return (the fast path: a load, a compare).
+ *   caller   load-acquire; 2 -> return (the fast path: a load, a bit test).
  *            0, or gen'|1 from another fork generation (its runner was left
  *            behind by fork and does not exist in this process) -> CAS to
  *            gen|1 and become the runner.
@@ -63,7 +63,7 @@ static FTHR_NOINLINE int once_slow(volatile int *w, void (*init)(void))
 
 FTHR_HIDDEN int fthr_once(pthread_once_t *once, void (*init)(void))
 {
-	if (likely(a_load_acquire(once) == ONCE_DONE))
+	if (likely(a_load_acquire(once) & ONCE_DONE)) /* only 'done' has it */
 		return 0;
 	return once_slow(once, init);
 }
