@@ -4,6 +4,7 @@
 #ifndef FTHR_OBJECTS_H
 #define FTHR_OBJECTS_H
 
+#include <stdbool.h>
 #include <time.h>
 #include "fthr_impl.h"
 
@@ -19,5 +20,8 @@ FTHR_HIDDEN int fthr_key_create(pthread_key_t *k, void (*dtor)(void *));
 FTHR_HIDDEN int fthr_key_delete(pthread_key_t k);
 FTHR_HIDDEN void *fthr_getspecific(pthread_key_t k);
 FTHR_HIDDEN int fthr_setspecific(pthread_key_t k, const void *v);
+/* The thread-exit hook (thr_key.c) and what it runs for rwlocks. */
+FTHR_HIDDEN bool fthr_exit_hook_arm(void);
+FTHR_HIDDEN void fthr_rwlock_thread_exit(void);
 
 #endif

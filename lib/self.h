@@ -38,6 +38,9 @@ struct fthr_self {
 	bool tsd_hooked;	/* thread-exit hook armed (thr_key.c) */
 	int tsd_epoch;		/* key_epoch its tsd slots were checked at */
 	unsigned rdlocks;	/* read locks held, any rwlock (thr_rwlock.c) */
+	int rbheld;		/* of which biased, in rblock (thr_rwlock.c) */
+	struct fthr_rblock *rblock; /* this thread's reader slots, or NULL */
+	bool rblock_tried;	/* asked for rblock once */
 	struct fthr_tsd_slot tsd[FTHR_TSD_INLINE];
 	struct fthr_tsd_slot *tsd_more; /* PTHREAD_KEYS_MAX slots, or NULL */
 	struct fthr_robust_head own_robust;

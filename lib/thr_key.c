@@ -14,7 +14,9 @@
  * library's (host.h) whose destructor is fthr_tsd_exit; the host runs it
  * when the thread exits, however the thread was created and also for the
  * main thread calling pthread_exit. It runs fthr's destructors in up to
- * PTHREAD_DESTRUCTOR_ITERATIONS rounds, then frees the thread's block.
+ * PTHREAD_DESTRUCTOR_ITERATIONS rounds, then frees the thread's block and
+ * gives back its rwlock reader slots (thr_rwlock.c). Other objects arm the
+ * same hook with fthr_exit_hook_arm.
  */
 #include "config.h"
 #include <errno.h>
@@ -112,13 +114,22 @@ static FTHR_NOINLINE int tsd_prepare(pthread_key_t k)
 			return ENOMEM;
 		self->tsd_more = p;
 	}
-	if (!self->tsd_hooked) {
-		fthr_once(&exit_hook_once, exit_hook_init);
-		if (!exit_hook_ok || fthr_host.setspecific(exit_hook_key, self) != 0)
-			return EAGAIN;
-		self->tsd_hooked = true;
-	}
-	return 0;
+	return fthr_exit_hook_arm() ? 0 : EAGAIN;
+}
+
+/* Arm the calling thread's exit hook (fthr_tsd_exit) once; false when the
+ * host library cannot give us a key. */
+FTHR_HIDDEN bool fthr_exit_hook_arm(void)
+{
+	struct fthr_self *self = &fthr_self_rec;
+
+	if (self->tsd_hooked)
+		return true;
+	fthr_once(&exit_hook_once, exit_hook_init);
+	if (!exit_hook_ok || fthr_host.setspecific(exit_hook_key, self) != 0)
+		return false;
+	self->tsd_hooked = true;
+	return true;
 }
 
 static FTHR_NOINLINE int setspecific_slow(pthread_key_t k, const void *value)
@@ -220,6 +231,7 @@ static void fthr_tsd_exit(void *unused)
 	for (int i = 0; i < FTHR_TSD_INLINE; i++)
 		self->tsd[i].data = NULL;
 	self->tsd_hooked = false;
+	fthr_rwlock_thread_exit();
 }
 
 FTHR_EXPORT(pthread_key_create, fthr_key_create);

@@ -39,12 +39,38 @@
  * changes them under, so a wake cannot slip between the check and the
  * futex_wait. A sleeper that gives up (timeout) while the lock is free
  * repeats the wake decision, so a wake-up meant for it passes on.
+ *
+ * Reader bias (process-private rwlocks; BRAVO, USENIX ATC 2019, with
+ * per-thread slots): read-mostly locks keep readers off the shared line.
+ *   bias     OFF (readers use state), ON (readers may use their slots),
+ *            DIRTY (revoked; slots may still hold the lock).
+ *   rblock   a thread's 4 reader slots, a 64-byte block of a static pool
+ *            (so a revoker may read it any time); claimed on the first
+ *            biased read with the thread-exit hook armed, given back at
+ *            thread exit when empty. nblocks: the pool's high-water mark.
+ *   biased read   XCHG(free slot, l); bias == ON -> held (rdlocks and
+ *            rbheld count it). Else clear the slot (as unlock) and take
+ *            the state path.
+ *   biased unlock XCHG(slot, NULL); if rev & 1: rev += 2, futex_wake(rev).
+ *   writer   on entry: bias ON -> DIRTY (new readers go to state, where a
+ *            waiting writer holds them off). Holding WRITER with bias not
+ *            OFF (revoke): bias = DIRTY; rev |= 1; for every slot of every
+ *            block: while slot == l { v = rev; slot == l -> futex_wait(rev, v) };
+ *            rev &= ~1; bias = OFF. A timed-out or trying writer gives
+ *            WRITER back and leaves bias DIRTY for the next writer.
+ *            The XCHGs and rev's RMW order "slot, then bias/rev" against
+ *            "bias/rev, then slots": a reader sees the revocation or the
+ *            revoker sees the reader (Dekker).
+ *   re-bias  a reader holding the read lock through state, bias OFF, no
+ *            writer waiting, after STREAK_ON such reads since the last
+ *            write: bias = ON (write-heavy locks stay unbiased).
  */
 #include "config.h"
 #include <errno.h>
 #include <limits.h>
 #include <sched.h>
 #include "lll.h"
+#include "objects.h"
 #include "self.h"
 
 struct rwlock {
@@ -57,10 +83,13 @@ struct rwlock {
 	int writer;	/* offset 24, glibc's __cur_writer */
 	int shared;	/* offset 28, glibc's __shared */
 	struct waiter *queue;
-	char pad[8];
+	volatile int bias;	/* BIAS_OFF, BIAS_ON, BIAS_DIRTY */
+	volatile int rev;	/* revocation futex word, see the head comment */
 	unsigned flags;	/* offset 48, glibc's __flags */
+	int streak;	/* slow read locks since the last write lock */
 };
 _Static_assert(sizeof(struct rwlock) <= sizeof(pthread_rwlock_t), "rwlock fits");
+_Static_assert(__builtin_offsetof(struct rwlock, streak) == 52, "glibc's padding");
 _Static_assert(__builtin_offsetof(struct rwlock, flags) ==
 	       __builtin_offsetof(pthread_rwlock_t, __data.__flags), "__flags at 48");
 _Static_assert(__builtin_offsetof(struct rwlock, shared) ==
@@ -87,6 +116,187 @@ static inline struct rwlock *R(pthread_rwlock_t *l)
 static inline bool prefers_writers(const struct rwlock *l)
 {
 	return l->flags != PTHREAD_RWLOCK_PREFER_READER_NP;
+}
+
+/* ---- reader bias ---- */
+
+#define BIAS_OFF 0
+#define BIAS_ON 1
+#define BIAS_DIRTY 2
+#define STREAK_ON 8
+#define RSLOTS 4
+#define RBLOCKS 128
+
+struct fthr_rblock {
+	struct rwlock *volatile slot[RSLOTS];
+	volatile int owner; /* tid of the thread it belongs to, 0: free */
+} __attribute__((aligned(64)));
+
+static struct fthr_rblock rblocks[RBLOCKS];
+static volatile int nblocks;
+
+/* Claim a block for the calling thread (once; false when none is left or
+ * the exit hook cannot be armed: the thread then reads through state). */
+static FTHR_NOINLINE bool rblock_claim(void)
+{
+	struct fthr_self *self = &fthr_self_rec;
+	int tid = fthr_tid(), i, n;
+
+	self->rblock_tried = true;
+	if (!fthr_exit_hook_arm())
+		return false;
+	for (i = 0; i < RBLOCKS; i++) {
+		int zero = 0;
+
+		if (a_load_relaxed(&rblocks[i].owner) == 0 &&
+		    __atomic_compare_exchange_n(&rblocks[i].owner, &zero, tid, false,
+						__ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+			break;
+	}
+	if (i == RBLOCKS)
+		return false;
+	/* the revokers' scan must cover the block before any slot is used */
+	n = a_load_relaxed(&nblocks);
+	while (n <= i && !__atomic_compare_exchange_n(&nblocks, &n, i + 1, true,
+						      __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+		;
+	self->rblock = &rblocks[i];
+	return true;
+}
+
+/* The thread exits (thr_key.c's hook): an empty block goes back to the
+ * pool. One that still holds read locks stays claimed, so the locks stay
+ * read-held, as they would with any other implementation. */
+void fthr_rwlock_thread_exit(void)
+{
+	struct fthr_self *self = &fthr_self_rec;
+	struct fthr_rblock *b = self->rblock;
+
+	if (!b)
+		return;
+	self->rblock = NULL;
+	self->rblock_tried = false;
+	if (self->rbheld == 0)
+		__atomic_store_n(&b->owner, 0, __ATOMIC_RELEASE);
+}
+
+static FTHR_NOINLINE void revoke_wake(struct rwlock *l)
+{
+	__atomic_fetch_add(&l->rev, 2, __ATOMIC_SEQ_CST);
+	fthr_futex_wake(&l->rev, INT_MAX, false);
+}
+
+/* Release a biased read hold from slot i of the caller's block. */
+static inline void biased_release(struct rwlock *l, struct fthr_rblock *b, int i)
+{
+	(void)__atomic_exchange_n(&b->slot[i], NULL, __ATOMIC_SEQ_CST);
+	if (unlikely(a_load_relaxed(&l->rev) & 1))
+		revoke_wake(l);
+}
+
+/* A read lock through the caller's slots while the bias is on: 0, or
+ * EBUSY when the caller must use state. */
+static inline int try_read_biased(struct rwlock *l)
+{
+	struct fthr_self *self = &fthr_self_rec;
+	struct fthr_rblock *b = self->rblock;
+
+	if (a_load_acquire(&l->bias) != BIAS_ON || !b)
+		return EBUSY;
+	for (int i = 0; i < RSLOTS; i++) {
+		if (b->slot[i])
+			continue;
+		(void)__atomic_exchange_n(&b->slot[i], l, __ATOMIC_SEQ_CST);
+		if (likely(__atomic_load_n(&l->bias, __ATOMIC_SEQ_CST) == BIAS_ON)) {
+			self->rdlocks++;
+			self->rbheld++;
+			return 0;
+		}
+		biased_release(l, b, i);
+		break;
+	}
+	return EBUSY;
+}
+
+/* Unlock: a biased hold of l by the caller? Released if so. */
+static inline bool unlock_biased(struct rwlock *l)
+{
+	struct fthr_self *self = &fthr_self_rec;
+	struct fthr_rblock *b = self->rblock;
+
+	for (int i = 0; i < RSLOTS; i++)
+		if (b->slot[i] == l) {
+			biased_release(l, b, i);
+			self->rdlocks--;
+			self->rbheld--;
+			return true;
+		}
+	return false;
+}
+
+/* After a read lock through state: turn the bias on when the lock looks
+ * read-mostly. */
+static inline void maybe_bias(struct rwlock *l)
+{
+	if (l->shared || a_load_relaxed(&l->bias) != BIAS_OFF)
+		return;
+	if (!fthr_self_rec.rblock && (fthr_self_rec.rblock_tried || !rblock_claim()))
+		return;
+	if (a_load_relaxed(&l->streak) < STREAK_ON) {
+		a_store_relaxed(&l->streak, a_load_relaxed(&l->streak) + 1);
+		return;
+	}
+	if (!(a_load_relaxed(&l->state) & WR_WAIT))
+		__atomic_store_n(&l->bias, BIAS_ON, __ATOMIC_RELEASE);
+}
+
+/* A writer arrives: stop new biased readers. */
+static inline void bias_stop(struct rwlock *l)
+{
+	int on = BIAS_ON;
+
+	if (unlikely(a_load_relaxed(&l->bias) == BIAS_ON))
+		__atomic_compare_exchange_n(&l->bias, &on, BIAS_DIRTY, false,
+					    __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+}
+
+/* Holding WRITER: wait until no slot holds l. 'wait' false: only look.
+ * Returns 0 (bias OFF now), EBUSY (a slot holds it and !wait), EDEADLK
+ * (the caller's own slot holds it), or for a deadline (abstime not NULL)
+ * EINVAL or ETIMEDOUT. */
+static FTHR_NOINLINE int revoke(struct rwlock *l, bool wait, clockid_t clk,
+				const struct timespec *abstime)
+{
+	struct fthr_rblock *mine = fthr_self_rec.rblock;
+	int r = 0, n;
+
+	__atomic_store_n(&l->bias, BIAS_DIRTY, __ATOMIC_SEQ_CST);
+	__atomic_fetch_or(&l->rev, 1, __ATOMIC_SEQ_CST);
+	n = __atomic_load_n(&nblocks, __ATOMIC_SEQ_CST);
+	for (int i = 0; i < n && !r; i++)
+		for (int j = 0; j < RSLOTS && !r; j++) {
+			while (__atomic_load_n(&rblocks[i].slot[j], __ATOMIC_SEQ_CST) == l) {
+				int v = __atomic_load_n(&l->rev, __ATOMIC_SEQ_CST);
+
+				if (&rblocks[i] == mine) {
+					r = EDEADLK;
+				} else if (!wait) {
+					r = EBUSY;
+				} else if (abstime && (r = fthr_abstime_check(abstime))) {
+					break;
+				} else if (__atomic_load_n(&rblocks[i].slot[j],
+							   __ATOMIC_SEQ_CST) == l) {
+					r = fthr_futex_wait(&l->rev, v, false, clk, abstime);
+					r = r == ETIMEDOUT ? r : 0;
+				}
+				if (r)
+					break;
+			}
+		}
+	__atomic_fetch_and(&l->rev, ~1, __ATOMIC_RELAXED);
+	if (!r)
+		__atomic_store_n(&l->bias, BIAS_OFF, __ATOMIC_RELEASE);
+	return r;
 }
 
 /* One attempt at a read lock; 'handed': an unlock chose this reader. */
@@ -252,10 +462,15 @@ static int rdlock(pthread_rwlock_t *rw, clockid_t clk,
 		  const struct timespec *abstime, bool timed)
 {
 	struct rwlock *l = R(rw);
-	int r = try_read(l);
+	int r;
 
-	if (likely(r != EBUSY))
+	if (try_read_biased(l) == 0)
+		return 0;
+	if (likely((r = try_read(l)) != EBUSY)) {
+		if (r == 0)
+			maybe_bias(l);
 		return r;
+	}
 	if (a_load_relaxed(&l->writer) == fthr_tid())
 		return EDEADLK;
 	if (FTHR_SPIN_UNTIL((r = try_read(l)) != EBUSY))
@@ -263,18 +478,58 @@ static int rdlock(pthread_rwlock_t *rw, clockid_t clk,
 	return rw_sleep_loop(l, false, clk, abstime, timed);
 }
 
+/* After an unlock left state n: wake whom the rules say if it is free. */
+static inline void wake_if_free(struct rwlock *l, int n)
+{
+	if (unlikely((n & (WR_WAIT | RD_WAIT)) && !(n & (WRITER | READERS)))) {
+		fthr_lll_lock(&l->lock, l->shared);
+		wake_locked(l);
+		fthr_lll_unlock(&l->lock, l->shared);
+	}
+}
+
+/* Give the write lock back; wake whom the rules say if it is free now. */
+static int write_release(struct rwlock *l)
+{
+	int n;
+
+	l->writer = 0;
+	n = __atomic_and_fetch(&l->state, ~WRITER, __ATOMIC_RELEASE);
+	wake_if_free(l, n);
+	return 0;
+}
+
+/* WRITER is ours: the streak of reads ends; biased readers must leave
+ * first (revoke). On failure WRITER goes back. */
+static inline int write_acquired(struct rwlock *l, bool wait, clockid_t clk,
+				 const struct timespec *abstime)
+{
+	int r;
+
+	a_store_relaxed(&l->streak, 0);
+	if (likely(a_load_relaxed(&l->bias) == BIAS_OFF))
+		return 0;
+	if ((r = revoke(l, wait, clk, abstime)) != 0)
+		write_release(l);
+	return r;
+}
+
 static int wrlock(pthread_rwlock_t *rw, clockid_t clk,
 		  const struct timespec *abstime, bool timed)
 {
 	struct rwlock *l = R(rw);
+	const struct timespec *dl = timed ? abstime : NULL;
+	int r;
 
+	bias_stop(l);
 	if (likely(try_write(l) == 0))
-		return 0;
+		return write_acquired(l, true, clk, dl);
 	if (a_load_relaxed(&l->writer) == fthr_tid())
 		return EDEADLK;
 	if (FTHR_SPIN_UNTIL(try_write(l) == 0))
-		return 0;
-	return rw_sleep_loop(l, true, clk, abstime, timed);
+		return write_acquired(l, true, clk, dl);
+	r = rw_sleep_loop(l, true, clk, abstime, timed);
+	return r ? r : write_acquired(l, true, clk, dl);
 }
 
 FTHR_HIDDEN int fthr_rwlock_rdlock(pthread_rwlock_t *l)
@@ -282,9 +537,16 @@ FTHR_HIDDEN int fthr_rwlock_rdlock(pthread_rwlock_t *l)
 	return rdlock(l, CLOCK_REALTIME, NULL, false);
 }
 
-FTHR_HIDDEN int fthr_rwlock_tryrdlock(pthread_rwlock_t *l)
+FTHR_HIDDEN int fthr_rwlock_tryrdlock(pthread_rwlock_t *rw)
 {
-	return try_read(R(l));
+	struct rwlock *l = R(rw);
+	int r;
+
+	if (try_read_biased(l) == 0)
+		return 0;
+	if ((r = try_read(l)) == 0)
+		maybe_bias(l);
+	return r;
 }
 
 FTHR_HIDDEN int fthr_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *t)
@@ -305,9 +567,13 @@ FTHR_HIDDEN int fthr_rwlock_wrlock(pthread_rwlock_t *l)
 	return wrlock(l, CLOCK_REALTIME, NULL, false);
 }
 
-FTHR_HIDDEN int fthr_rwlock_trywrlock(pthread_rwlock_t *l)
+FTHR_HIDDEN int fthr_rwlock_trywrlock(pthread_rwlock_t *rw)
 {
-	return try_write(R(l));
+	struct rwlock *l = R(rw);
+
+	if (try_write(l) != 0)
+		return EBUSY;
+	return write_acquired(l, false, CLOCK_REALTIME, NULL) ? EBUSY : 0;
 }
 
 FTHR_HIDDEN int fthr_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *t)
@@ -326,24 +592,21 @@ FTHR_HIDDEN int fthr_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clk,
 FTHR_HIDDEN int fthr_rwlock_unlock(pthread_rwlock_t *rw)
 {
 	struct rwlock *l = R(rw);
-	int s = a_load_relaxed(&l->state), n;
+	int s, n;
 
+	if (fthr_self_rec.rbheld && unlock_biased(l))
+		return 0;
+	s = a_load_relaxed(&l->state);
 	if (s & WRITER) {
 		if (l->writer != fthr_tid())
 			return EPERM;
-		l->writer = 0;
-		n = __atomic_and_fetch(&l->state, ~WRITER, __ATOMIC_RELEASE);
-	} else {
-		if ((s & READERS) == 0 || fthr_self_rec.rdlocks == 0)
-			return EPERM;
-		fthr_self_rec.rdlocks--;
-		n = __atomic_sub_fetch(&l->state, 1, __ATOMIC_RELEASE);
+		return write_release(l);
 	}
-	if (unlikely((n & (WR_WAIT | RD_WAIT)) && !(n & (WRITER | READERS)))) {
-		fthr_lll_lock(&l->lock, l->shared);
-		wake_locked(l);
-		fthr_lll_unlock(&l->lock, l->shared);
-	}
+	if ((s & READERS) == 0 || fthr_self_rec.rdlocks == 0)
+		return EPERM;
+	fthr_self_rec.rdlocks--;
+	n = __atomic_sub_fetch(&l->state, 1, __ATOMIC_RELEASE);
+	wake_if_free(l, n);
 	return 0;
 }
 
@@ -362,7 +625,15 @@ FTHR_HIDDEN int fthr_rwlock_init(pthread_rwlock_t *rw, const pthread_rwlockattr_
 
 FTHR_HIDDEN int fthr_rwlock_destroy(pthread_rwlock_t *rw)
 {
-	return (a_load_relaxed(&R(rw)->state) & (WRITER | READERS)) ? EBUSY : 0;
+	struct rwlock *l = R(rw);
+
+	if (a_load_relaxed(&l->state) & (WRITER | READERS))
+		return EBUSY;
+	/* biased readers: look for them (nobody may use l concurrently) */
+	if (a_load_relaxed(&l->bias) != BIAS_OFF &&
+	    revoke(l, false, CLOCK_REALTIME, NULL) != 0)
+		return EBUSY;
+	return 0;
 }
 
 /* ---- attributes: glibc's { int lockkind; int pshared; } ---- */

@@ -1125,6 +1125,208 @@ START_TEST(fifo_priority_handover)
 }
 END_TEST
 
+/* ---- reader bias (fthr: a read-mostly private rwlock lets readers use
+ * per-thread slots; writers revoke). The same behaviour is asserted of any
+ * implementation; under fthr the lock's bias word (offset 40) must be on,
+ * so the biased path is really the one tested. ---- */
+static bool under_fthr(void)
+{
+	return strstr(harness_object_of((void *)pthread_rwlock_rdlock), "libfthr") != NULL;
+}
+
+static int bias_word(pthread_rwlock_t *rw)
+{
+	return LOAD((int *)((char *)rw + 40));
+}
+
+/* enough uncontended read locks to turn the bias on */
+static void warm_reads(pthread_rwlock_t *rw)
+{
+	for (int i = 0; i < 32; i++) {
+		ck_assert_int_eq(pthread_rwlock_rdlock(rw), 0);
+		ck_assert_int_eq(pthread_rwlock_unlock(rw), 0);
+	}
+}
+
+struct biased {
+	pthread_rwlock_t *rw;
+	int held, release, bias;
+};
+
+static void *biased_reader(void *arg)
+{
+	struct biased *b = arg;
+
+	warm_reads(b->rw);
+	if (pthread_rwlock_rdlock(b->rw) != 0)
+		return (void *)1;
+	STORE(&b->bias, bias_word(b->rw));
+	STORE(&b->held, 1);
+	while (!LOAD(&b->release))
+		usleep(1000);
+	return (void *)(long)pthread_rwlock_unlock(b->rw);
+}
+
+static int bw_got;
+static void *bias_writer(void *arg)
+{
+	pthread_rwlock_t *rw = arg;
+
+	if (pthread_rwlock_wrlock(rw) != 0)
+		return (void *)1;
+	STORE(&bw_got, 1);
+	return (void *)(long)pthread_rwlock_unlock(rw);
+}
+
+static const int bias_kinds[] = { KIND_DEFAULT, KIND_STATIC, KIND_STATIC_NR,
+				  PTHREAD_RWLOCK_PREFER_WRITER_NP };
+
+START_TEST(biased_reader_holds_off_writers)
+{
+	pthread_rwlock_t rw;
+	struct biased b = { .rw = &rw };
+	struct timespec dl;
+	pthread_t r, w;
+
+	init_kind(&rw, bias_kinds[_i], PTHREAD_PROCESS_PRIVATE);
+	bw_got = 0;
+	ck_assert_int_eq(pthread_create(&r, NULL, biased_reader, &b), 0);
+	ck_assert_int_eq(harness_wait_nonzero(&b.held, 10), 1);
+	if (under_fthr())
+		ck_assert_int_eq(b.bias, 1);
+	/* another reader shares it; writers cannot have it */
+	ck_assert_int_eq(pthread_rwlock_tryrdlock(&rw), 0);
+	ck_assert_int_eq(pthread_rwlock_unlock(&rw), 0);
+	ck_assert_int_eq(pthread_rwlock_trywrlock(&rw), EBUSY);
+	if (under_fthr()) /* glibc does not look */
+		ck_assert_int_eq(pthread_rwlock_destroy(&rw), EBUSY);
+	dl = harness_deadline(CLOCK_REALTIME, 50);
+	ck_assert_int_eq(pthread_rwlock_timedwrlock(&rw, &dl), ETIMEDOUT);
+	dl = harness_deadline(CLOCK_MONOTONIC, 50);
+	ck_assert_int_eq(pthread_rwlock_clockwrlock(&rw, CLOCK_MONOTONIC, &dl), ETIMEDOUT);
+	ck_assert_int_eq(pthread_create(&w, NULL, bias_writer, &rw), 0);
+	usleep(100000);
+	ck_assert_int_eq(LOAD(&bw_got), 0);
+	STORE(&b.release, 1);
+	ck_assert_ptr_eq(harness_join(r, 10), NULL);
+	ck_assert_ptr_eq(harness_join(w, 10), NULL);
+	ck_assert_int_eq(LOAD(&bw_got), 1);
+	/* still a working lock, both ways */
+	ck_assert_int_eq(pthread_rwlock_wrlock(&rw), 0);
+	ck_assert_int_eq(pthread_rwlock_unlock(&rw), 0);
+	warm_reads(&rw);
+	ck_assert_int_eq(pthread_rwlock_destroy(&rw), 0);
+}
+END_TEST
+
+START_TEST(own_biased_read_then_write_is_edeadlk)
+{
+	pthread_rwlock_t rw;
+
+	if (!under_fthr())
+		return; /* glibc hangs here; POSIX allows either */
+	init_kind(&rw, KIND_DEFAULT, PTHREAD_PROCESS_PRIVATE);
+	warm_reads(&rw);
+	ck_assert_int_eq(pthread_rwlock_rdlock(&rw), 0);
+	ck_assert_int_eq(bias_word(&rw), 1);
+	ck_assert_int_eq(pthread_rwlock_wrlock(&rw), EDEADLK);
+	ck_assert_int_eq(pthread_rwlock_trywrlock(&rw), EBUSY);
+	/* a recursive read while the bias is off again */
+	ck_assert_int_eq(pthread_rwlock_rdlock(&rw), 0);
+	ck_assert_int_eq(pthread_rwlock_unlock(&rw), 0);
+	ck_assert_int_eq(pthread_rwlock_unlock(&rw), 0);
+	ck_assert_int_eq(pthread_rwlock_unlock(&rw), EPERM);
+	ck_assert_int_eq(pthread_rwlock_wrlock(&rw), 0);
+	ck_assert_int_eq(pthread_rwlock_unlock(&rw), 0);
+	ck_assert_int_eq(pthread_rwlock_destroy(&rw), 0);
+}
+END_TEST
+
+/* Threads come and go: each needs its reader slots, so the slots of the
+ * threads gone must come back (fthr keeps 128). */
+static void *short_lived_reader(void *arg)
+{
+	pthread_rwlock_t rw;
+	long bias;
+
+	(void)arg;
+	if (pthread_rwlock_init(&rw, NULL) != 0)
+		return (void *)-1L;
+	for (int i = 0; i < 32; i++)
+		if (pthread_rwlock_rdlock(&rw) || pthread_rwlock_unlock(&rw))
+			return (void *)-1L;
+	pthread_rwlock_rdlock(&rw);
+	bias = bias_word(&rw);
+	pthread_rwlock_unlock(&rw);
+	pthread_rwlock_destroy(&rw);
+	return (void *)bias;
+}
+
+START_TEST(reader_slots_come_back)
+{
+	for (int i = 0; i < 400; i++) {
+		pthread_t t;
+		void *r;
+
+		ck_assert_int_eq(pthread_create(&t, NULL, short_lived_reader, NULL), 0);
+		r = harness_join(t, 10);
+		ck_assert_int_ne((long)r, -1L);
+		if (under_fthr())
+			ck_assert_msg((long)r == 1, "thread %d: bias %ld", i, (long)r);
+	}
+}
+END_TEST
+
+/* Read-mostly stress: writers make 'value' odd inside; readers must
+ * never see it odd or a writer inside; every write counted. */
+static pthread_rwlock_t srw;
+static long s_value, s_inside_w, s_writes, s_bad;
+
+static void *rm_worker(void *arg)
+{
+	unsigned seed = (unsigned)(long)arg;
+	long writes = 0;
+
+	for (int i = 0; i < 200000; i++) {
+		if (rand_r(&seed) % 64 == 0) {
+			pthread_rwlock_wrlock(&srw);
+			if (ADD(&s_inside_w, 1) != 1)
+				ADD(&s_bad, 1);
+			STORE(&s_value, LOAD(&s_value) + 1);
+			STORE(&s_value, LOAD(&s_value) + 1);
+			s_writes++;
+			ADD(&s_inside_w, -1);
+			pthread_rwlock_unlock(&srw);
+			writes++;
+		} else {
+			pthread_rwlock_rdlock(&srw);
+			if ((LOAD(&s_value) & 1) || LOAD(&s_inside_w))
+				ADD(&s_bad, 1);
+			pthread_rwlock_unlock(&srw);
+		}
+	}
+	return (void *)writes;
+}
+
+START_TEST(read_mostly_stress)
+{
+	pthread_t t[4];
+	long writes = 0;
+
+	init_kind(&srw, bias_kinds[_i], PTHREAD_PROCESS_PRIVATE);
+	s_value = s_inside_w = s_writes = s_bad = 0;
+	for (long i = 0; i < 4; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, rm_worker, (void *)(i + 1)), 0);
+	for (int i = 0; i < 4; i++)
+		writes += (long)harness_join(t[i], 50);
+	ck_assert_int_eq(s_bad, 0);
+	ck_assert_int_eq(s_writes, writes);
+	ck_assert_int_eq(s_value, 2 * writes);
+	ck_assert_int_gt(writes, 0);
+	ck_assert_int_eq(pthread_rwlock_destroy(&srw), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("rwlock");
@@ -1159,6 +1361,13 @@ int main(void)
 	tcase_add_loop_test(tc, pshared_across_fork, 0, 2);
 	tc = harness_tcase(s, "lifecycle", 10);
 	tcase_add_test(tc, destroy_unlocked);
+	tc = harness_tcase(s, "bias", 60);
+	tcase_add_loop_test(tc, biased_reader_holds_off_writers, 0,
+			    (int)(sizeof(bias_kinds) / sizeof(bias_kinds[0])));
+	tcase_add_test(tc, own_biased_read_then_write_is_edeadlk);
+	tcase_add_test(tc, reader_slots_come_back);
+	tcase_add_loop_test(tc, read_mostly_stress, 0,
+			    (int)(sizeof(bias_kinds) / sizeof(bias_kinds[0])));
 	tc = harness_tcase(s, "priority", 20);
 	tcase_add_test(tc, fifo_priority_handover);
 	return harness_main(s);

@@ -40,7 +40,7 @@ for how in glibc fthr; do
 	LD_PRELOAD=$pre timeout 1200 $py -m test -j2 --timeout 600 \
 		--junit-xml "$tmp/$how.xml" $TESTS >"$tmp/$how.log" 2>&1
 	echo "$? $(counts "$tmp/$how.xml")" >"$tmp/$how.res"
-	grep -E '^[0-9:]+ .*\[ *[0-9]+/[0-9]+' "$tmp/$how.log" | sed 's/.*\] //; s/ (.*//' |
+	grep -E '^[0-9:]+ .*\[ *[0-9]+/[0-9]+' "$tmp/$how.log" | sed 's/.*\] //; s/ (.*//; s/ -- running: .*//' |
 		sort >"$tmp/$how.tests"
 	read -r st n f e s <"$tmp/$how.res"
 	echo "$how: exit $st, $n test cases, $f failures, $e errors, $s skipped"
