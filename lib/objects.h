@@ -4,7 +4,9 @@
 #ifndef FTHR_OBJECTS_H
 #define FTHR_OBJECTS_H
 
+#include <errno.h>
 #include <stdbool.h>
+#include <threads.h>
 #include <time.h>
 #include "fthr_impl.h"
 
@@ -20,6 +22,18 @@ FTHR_HIDDEN int fthr_key_create(pthread_key_t *k, void (*dtor)(void *));
 FTHR_HIDDEN int fthr_key_delete(pthread_key_t k);
 FTHR_HIDDEN void *fthr_getspecific(pthread_key_t k);
 FTHR_HIDDEN int fthr_setspecific(pthread_key_t k, const void *v);
+/* POSIX error number -> C11 thrd_* result, as glibc maps them. */
+static inline int fthr_thrd_result(int e)
+{
+	switch (e) {
+	case 0: return thrd_success;
+	case EBUSY: return thrd_busy;
+	case ETIMEDOUT: return thrd_timedout;
+	case ENOMEM: return thrd_nomem;
+	default: return thrd_error;
+	}
+}
+
 /* The thread-exit hook (thr_key.c) and what it runs for rwlocks. */
 FTHR_HIDDEN bool fthr_exit_hook_arm(void);
 FTHR_HIDDEN void fthr_rwlock_thread_exit(void);

@@ -50,6 +50,8 @@ struct fthr_self {
 	int pp_base_policy, pp_base_prio;
 	unsigned char pp_count[100];
 	int spin;		/* adaptive spin budget before a futex sleep */
+	void *diag;		/* FTHR_CHECK/FTHR_PROFILE: locks held (diag.c) */
+	bool diag_busy;		/* inside diag.c: calls go to the plain functions */
 };
 
 extern __thread struct fthr_self fthr_self_rec

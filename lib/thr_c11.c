@@ -15,18 +15,6 @@ _Static_assert(sizeof(cnd_t) == sizeof(pthread_cond_t), "cnd_t is a cond");
 _Static_assert(sizeof(once_flag) == sizeof(pthread_once_t), "once_flag");
 _Static_assert(sizeof(tss_t) == sizeof(pthread_key_t), "tss_t is a key");
 
-/* POSIX error number -> thrd_* result, as glibc maps them. */
-static int thrd_result(int e)
-{
-	switch (e) {
-	case 0: return thrd_success;
-	case EBUSY: return thrd_busy;
-	case ETIMEDOUT: return thrd_timedout;
-	case ENOMEM: return thrd_nomem;
-	default: return thrd_error;
-	}
-}
-
 #define M(m) ((pthread_mutex_t *)(m))
 #define CV(c) ((pthread_cond_t *)(c))
 
@@ -46,27 +34,27 @@ FTHR_HIDDEN int fthr_mtx_init(mtx_t *m, int type)
 	default:
 		return thrd_error;
 	}
-	return thrd_result(fthr_mutex_init(M(m), &a));
+	return fthr_thrd_result(fthr_mutex_init(M(m), &a));
 }
 
-FTHR_HIDDEN int fthr_mtx_lock(mtx_t *m) { return thrd_result(fthr_mutex_lock(M(m))); }
-FTHR_HIDDEN int fthr_mtx_trylock(mtx_t *m) { return thrd_result(fthr_mutex_trylock(M(m))); }
-FTHR_HIDDEN int fthr_mtx_unlock(mtx_t *m) { return thrd_result(fthr_mutex_unlock(M(m))); }
+FTHR_HIDDEN int fthr_mtx_lock(mtx_t *m) { return fthr_thrd_result(fthr_mutex_lock(M(m))); }
+FTHR_HIDDEN int fthr_mtx_trylock(mtx_t *m) { return fthr_thrd_result(fthr_mutex_trylock(M(m))); }
+FTHR_HIDDEN int fthr_mtx_unlock(mtx_t *m) { return fthr_thrd_result(fthr_mutex_unlock(M(m))); }
 FTHR_HIDDEN void fthr_mtx_destroy(mtx_t *m) { fthr_mutex_destroy(M(m)); }
 FTHR_HIDDEN int fthr_mtx_timedlock(mtx_t *restrict m, const struct timespec *restrict t)
 {
-	return thrd_result(fthr_mutex_timedlock(M(m), t));
+	return fthr_thrd_result(fthr_mutex_timedlock(M(m), t));
 }
 
-FTHR_HIDDEN int fthr_cnd_init(cnd_t *c) { return thrd_result(fthr_cond_init(CV(c), NULL)); }
+FTHR_HIDDEN int fthr_cnd_init(cnd_t *c) { return fthr_thrd_result(fthr_cond_init(CV(c), NULL)); }
 FTHR_HIDDEN void fthr_cnd_destroy(cnd_t *c) { fthr_cond_destroy(CV(c)); }
-FTHR_HIDDEN int fthr_cnd_signal(cnd_t *c) { return thrd_result(fthr_cond_signal(CV(c))); }
-FTHR_HIDDEN int fthr_cnd_broadcast(cnd_t *c) { return thrd_result(fthr_cond_broadcast(CV(c))); }
-FTHR_HIDDEN int fthr_cnd_wait(cnd_t *c, mtx_t *m) { return thrd_result(fthr_cond_wait(CV(c), M(m))); }
+FTHR_HIDDEN int fthr_cnd_signal(cnd_t *c) { return fthr_thrd_result(fthr_cond_signal(CV(c))); }
+FTHR_HIDDEN int fthr_cnd_broadcast(cnd_t *c) { return fthr_thrd_result(fthr_cond_broadcast(CV(c))); }
+FTHR_HIDDEN int fthr_cnd_wait(cnd_t *c, mtx_t *m) { return fthr_thrd_result(fthr_cond_wait(CV(c), M(m))); }
 FTHR_HIDDEN int fthr_cnd_timedwait(cnd_t *restrict c, mtx_t *restrict m,
 				   const struct timespec *restrict t)
 {
-	return thrd_result(fthr_cond_timedwait(CV(c), M(m), t));
+	return fthr_thrd_result(fthr_cond_timedwait(CV(c), M(m), t));
 }
 
 FTHR_HIDDEN void fthr_call_once(once_flag *flag, void (*func)(void))
@@ -76,24 +64,14 @@ FTHR_HIDDEN void fthr_call_once(once_flag *flag, void (*func)(void))
 
 FTHR_HIDDEN int fthr_tss_create(tss_t *key, tss_dtor_t dtor)
 {
-	return thrd_result(fthr_key_create(key, dtor));
+	return fthr_thrd_result(fthr_key_create(key, dtor));
 }
 FTHR_HIDDEN void *fthr_tss_get(tss_t key) { return fthr_getspecific(key); }
-FTHR_HIDDEN int fthr_tss_set(tss_t key, void *v) { return thrd_result(fthr_setspecific(key, v)); }
+FTHR_HIDDEN int fthr_tss_set(tss_t key, void *v) { return fthr_thrd_result(fthr_setspecific(key, v)); }
 FTHR_HIDDEN void fthr_tss_delete(tss_t key) { fthr_key_delete(key); }
 
-FTHR_EXPORT(mtx_init, fthr_mtx_init);
-FTHR_EXPORT(mtx_lock, fthr_mtx_lock);
-FTHR_EXPORT(mtx_trylock, fthr_mtx_trylock);
-FTHR_EXPORT(mtx_timedlock, fthr_mtx_timedlock);
-FTHR_EXPORT(mtx_unlock, fthr_mtx_unlock);
-FTHR_EXPORT(mtx_destroy, fthr_mtx_destroy);
-FTHR_EXPORT(cnd_init, fthr_cnd_init);
-FTHR_EXPORT(cnd_destroy, fthr_cnd_destroy);
 FTHR_EXPORT(cnd_signal, fthr_cnd_signal);
 FTHR_EXPORT(cnd_broadcast, fthr_cnd_broadcast);
-FTHR_EXPORT(cnd_wait, fthr_cnd_wait);
-FTHR_EXPORT(cnd_timedwait, fthr_cnd_timedwait);
 FTHR_EXPORT(call_once, fthr_call_once);
 FTHR_EXPORT(tss_create, fthr_tss_create);
 FTHR_EXPORT(tss_get, fthr_tss_get);

@@ -253,11 +253,6 @@ FTHR_HIDDEN int fthr_condattr_getpshared(const pthread_condattr_t *a, int *pshar
 	return 0;
 }
 
-FTHR_EXPORT(pthread_cond_init, fthr_cond_init);
-FTHR_EXPORT(pthread_cond_destroy, fthr_cond_destroy);
-FTHR_EXPORT(pthread_cond_wait, fthr_cond_wait);
-FTHR_EXPORT(pthread_cond_timedwait, fthr_cond_timedwait);
-FTHR_EXPORT(pthread_cond_clockwait, fthr_cond_clockwait);
 FTHR_EXPORT(pthread_cond_signal, fthr_cond_signal);
 FTHR_EXPORT(pthread_cond_broadcast, fthr_cond_broadcast);
 FTHR_EXPORT(pthread_condattr_init, fthr_condattr_init);
@@ -266,3 +261,5 @@ FTHR_EXPORT(pthread_condattr_setclock, fthr_condattr_setclock);
 FTHR_EXPORT(pthread_condattr_getclock, fthr_condattr_getclock);
 FTHR_EXPORT(pthread_condattr_setpshared, fthr_condattr_setpshared);
 FTHR_EXPORT(pthread_condattr_getpshared, fthr_condattr_getpshared);
+/* The watched entry points (mutex, rwlock, cond and sem lock, wait, init and
+ * destroy) are exported by lib/diag.c. */

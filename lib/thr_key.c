@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <sys/mman.h>
+#include "diag.h"
 #include "host.h"
 #include "objects.h"
 #include "self.h"
@@ -232,6 +233,8 @@ static void fthr_tsd_exit(void *unused)
 		self->tsd[i].data = NULL;
 	self->tsd_hooked = false;
 	fthr_rwlock_thread_exit();
+	if (fthr_diag_mode())
+		fthr_diag_thread_exit();
 }
 
 FTHR_EXPORT(pthread_key_create, fthr_key_create);

@@ -434,16 +434,6 @@ FTHR_HIDDEN int fthr_mutex_destroy(pthread_mutex_t *m)
 	return 0;
 }
 
-FTHR_EXPORT(pthread_mutex_init, fthr_mutex_init);
-FTHR_EXPORT(pthread_mutex_destroy, fthr_mutex_destroy);
-FTHR_EXPORT(pthread_mutex_lock, fthr_mutex_lock);
-FTHR_EXPORT(pthread_mutex_trylock, fthr_mutex_trylock);
-FTHR_EXPORT(pthread_mutex_timedlock, fthr_mutex_timedlock);
-FTHR_EXPORT(pthread_mutex_clocklock, fthr_mutex_clocklock);
-FTHR_EXPORT(pthread_mutex_unlock, fthr_mutex_unlock);
 /* glibc also exports these names (old binaries and libraries use them). */
-FTHR_EXPORT(__pthread_mutex_init, fthr_mutex_init);
-FTHR_EXPORT(__pthread_mutex_destroy, fthr_mutex_destroy);
-FTHR_EXPORT(__pthread_mutex_lock, fthr_mutex_lock);
-FTHR_EXPORT(__pthread_mutex_trylock, fthr_mutex_trylock);
-FTHR_EXPORT(__pthread_mutex_unlock, fthr_mutex_unlock);
+/* The watched entry points (mutex, rwlock, cond and sem lock, wait, init and
+ * destroy) are exported by lib/diag.c. */

@@ -683,17 +683,6 @@ FTHR_HIDDEN int fthr_rwlockattr_getpshared(const pthread_rwlockattr_t *a, int *p
 	return 0;
 }
 
-FTHR_EXPORT(pthread_rwlock_init, fthr_rwlock_init);
-FTHR_EXPORT(pthread_rwlock_destroy, fthr_rwlock_destroy);
-FTHR_EXPORT(pthread_rwlock_rdlock, fthr_rwlock_rdlock);
-FTHR_EXPORT(pthread_rwlock_tryrdlock, fthr_rwlock_tryrdlock);
-FTHR_EXPORT(pthread_rwlock_timedrdlock, fthr_rwlock_timedrdlock);
-FTHR_EXPORT(pthread_rwlock_clockrdlock, fthr_rwlock_clockrdlock);
-FTHR_EXPORT(pthread_rwlock_wrlock, fthr_rwlock_wrlock);
-FTHR_EXPORT(pthread_rwlock_trywrlock, fthr_rwlock_trywrlock);
-FTHR_EXPORT(pthread_rwlock_timedwrlock, fthr_rwlock_timedwrlock);
-FTHR_EXPORT(pthread_rwlock_clockwrlock, fthr_rwlock_clockwrlock);
-FTHR_EXPORT(pthread_rwlock_unlock, fthr_rwlock_unlock);
 FTHR_EXPORT(pthread_rwlockattr_init, fthr_rwlockattr_init);
 FTHR_EXPORT(pthread_rwlockattr_destroy, fthr_rwlockattr_destroy);
 FTHR_EXPORT(pthread_rwlockattr_setkind_np, fthr_rwlockattr_setkind_np);
@@ -701,10 +690,5 @@ FTHR_EXPORT(pthread_rwlockattr_getkind_np, fthr_rwlockattr_getkind_np);
 FTHR_EXPORT(pthread_rwlockattr_setpshared, fthr_rwlockattr_setpshared);
 FTHR_EXPORT(pthread_rwlockattr_getpshared, fthr_rwlockattr_getpshared);
 /* glibc's alternate names */
-FTHR_EXPORT(__pthread_rwlock_init, fthr_rwlock_init);
-FTHR_EXPORT(__pthread_rwlock_destroy, fthr_rwlock_destroy);
-FTHR_EXPORT(__pthread_rwlock_rdlock, fthr_rwlock_rdlock);
-FTHR_EXPORT(__pthread_rwlock_tryrdlock, fthr_rwlock_tryrdlock);
-FTHR_EXPORT(__pthread_rwlock_wrlock, fthr_rwlock_wrlock);
-FTHR_EXPORT(__pthread_rwlock_trywrlock, fthr_rwlock_trywrlock);
-FTHR_EXPORT(__pthread_rwlock_unlock, fthr_rwlock_unlock);
+/* The watched entry points (mutex, rwlock, cond and sem lock, wait, init and
+ * destroy) are exported by lib/diag.c. */

@@ -171,11 +171,8 @@ FTHR_HIDDEN int fthr_sem_getvalue(sem_t *sem, int *value)
 	return 0;
 }
 
-FTHR_EXPORT(sem_init, fthr_sem_init);
-FTHR_EXPORT(sem_destroy, fthr_sem_destroy);
 FTHR_EXPORT(sem_post, fthr_sem_post);
-FTHR_EXPORT(sem_wait, fthr_sem_wait);
 FTHR_EXPORT(sem_trywait, fthr_sem_trywait);
-FTHR_EXPORT(sem_timedwait, fthr_sem_timedwait);
-FTHR_EXPORT(sem_clockwait, fthr_sem_clockwait);
 FTHR_EXPORT(sem_getvalue, fthr_sem_getvalue);
+/* The watched entry points (mutex, rwlock, cond and sem lock, wait, init and
+ * destroy) are exported by lib/diag.c. */
