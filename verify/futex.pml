@@ -190,25 +190,40 @@ inline futex_pick(addr, n, addr2, nmove)
 #endif
 
 /* futex(2) FUTEX_WAIT(_BITSET): fthr_futex_wait(addr, expect, ..., abstime);
- * timed: the caller passed a deadline. */
+ * timed: the caller passed a deadline.
+ * The compare and the enqueue are one atomic step; the sleep itself is
+ * outside it, so that other threads run while this one sleeps and the
+ * optional events can strike at any later moment (inside an atomic
+ * sequence an executable option would be taken at once). */
+#define F_ASLEEP	254	/* model only: enqueued, not yet returned */
+
+inline futex_sleep(ret, timed, cancelable)
+{
+	if
+	:: fsleep[_pid] == 0 -> ret = F_OK	/* woken: dequeued by a waker */
+	:: atomic { spur_left > 0 && fsleep[_pid] != 0 ->
+		spur_left--; FQ_DEQUEUE(); fsleep[_pid] = 0; ret = F_OK }
+	:: atomic { eintr_left > 0 && fsleep[_pid] != 0 ->
+		eintr_left--; FQ_DEQUEUE(); fsleep[_pid] = 0; ret = F_EINTR }
+	:: atomic { timed && tmo_left > 0 && fsleep[_pid] != 0 ->
+		tmo_left--; FQ_DEQUEUE(); fsleep[_pid] = 0; ret = F_ETIMEDOUT }
+	:: atomic { cancelable && cancel_left > 0 && fsleep[_pid] != 0 ->
+		cancel_left--; FQ_DEQUEUE(); fsleep[_pid] = 0; ret = F_CANCELLED }
+	fi
+}
+
 inline futex_wait(addr, expect, ret, timed)
 {
 	atomic {
 		if
 		:: mem[addr] != expect -> ret = F_EAGAIN
-		:: else ->
-			fsleep[_pid] = addr; FQ_ENQUEUE();
-			if
-			:: fsleep[_pid] == 0 -> ret = F_OK	/* woken (dequeued by a waker) */
-			:: spur_left > 0 && fsleep[_pid] != 0 ->
-				spur_left--; FQ_DEQUEUE(); fsleep[_pid] = 0; ret = F_OK
-			:: eintr_left > 0 && fsleep[_pid] != 0 ->
-				eintr_left--; FQ_DEQUEUE(); fsleep[_pid] = 0; ret = F_EINTR
-			:: timed && tmo_left > 0 && fsleep[_pid] != 0 ->
-				tmo_left--; FQ_DEQUEUE(); fsleep[_pid] = 0; ret = F_ETIMEDOUT
-			fi
+		:: else -> fsleep[_pid] = addr; FQ_ENQUEUE(); ret = F_ASLEEP
 		fi
-	}
+	};
+	if
+	:: ret == F_ASLEEP -> futex_sleep(ret, timed, 0)
+	:: else -> skip
+	fi
 }
 
 /* host.c fthr_futex_wait_cancelable: the same, and asynchronous
@@ -220,23 +235,15 @@ inline futex_wait_cancelable(addr, expect, ret, timed)
 	atomic {
 		if
 		:: mem[addr] != expect -> ret = F_EAGAIN
-		:: else ->
-			fsleep[_pid] = addr; FQ_ENQUEUE();
-			if
-			:: fsleep[_pid] == 0 -> ret = F_OK
-			:: spur_left > 0 && fsleep[_pid] != 0 ->
-				spur_left--; FQ_DEQUEUE(); fsleep[_pid] = 0; ret = F_OK
-			:: eintr_left > 0 && fsleep[_pid] != 0 ->
-				eintr_left--; FQ_DEQUEUE(); fsleep[_pid] = 0; ret = F_EINTR
-			:: timed && tmo_left > 0 && fsleep[_pid] != 0 ->
-				tmo_left--; FQ_DEQUEUE(); fsleep[_pid] = 0; ret = F_ETIMEDOUT
-			:: cancel_left > 0 && fsleep[_pid] != 0 ->
-				cancel_left--; FQ_DEQUEUE(); fsleep[_pid] = 0; ret = F_CANCELLED
-			fi
+		:: else -> fsleep[_pid] = addr; FQ_ENQUEUE(); ret = F_ASLEEP
 		fi
-	}
+	};
 	if
-	:: cancel_left > 0 && ret != F_CANCELLED -> cancel_left--; ret = F_CANCELLED
+	:: ret == F_ASLEEP -> futex_sleep(ret, timed, 1)
+	:: else -> skip
+	fi;
+	if
+	:: atomic { cancel_left > 0 && ret != F_CANCELLED -> cancel_left--; ret = F_CANCELLED }
 	:: true -> skip
 	fi
 }
