@@ -216,10 +216,21 @@ FTHR_HIDDEN int fthr_mutex_setprioceiling(pthread_mutex_t *m, int prio, int *old
 	old = a_load_relaxed(w);
 	if (old_ceiling)
 		*old_ceiling = ceiling_of(old);
-	if (mine) { /* keep the state bits; the raise we hold stays as it was */
+	if (mine) { /* keep the state bits; the hold now counts at the new
+		     * ceiling (the unlock releases that one) */
+		struct fthr_self *self = &fthr_self_rec;
+		int oc = ceiling_of(old);
+
+		if (oc != prio && self->pp_count[prio] == 255)
+			return EAGAIN;
 		while (!__atomic_compare_exchange_n(w, &old, (prio << CEIL_SHIFT) | (old & STATE_MASK),
 						    true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 			;
+		if (oc != prio) {
+			self->pp_count[oc]--;
+			self->pp_count[prio]++;
+			return pp_apply(self);
+		}
 		return 0;
 	}
 	old = __atomic_exchange_n(w, prio << CEIL_SHIFT, __ATOMIC_RELEASE);

@@ -88,6 +88,39 @@ START_TEST(raised_while_held_restored_after)
 }
 END_TEST
 
+/* The owner changes the ceiling of a mutex it holds: its priority follows
+ * the new ceiling, and the unlock releases that one (a second mutex at the
+ * new ceiling still works, and the priority comes back). */
+START_TEST(owner_changes_ceiling)
+{
+	pthread_mutex_t a, b;
+	int old;
+
+	if (!go_fifo(10))
+		return;
+	init_pp(&a, PTHREAD_MUTEX_NORMAL, 20);
+	init_pp(&b, PTHREAD_MUTEX_NORMAL, 25);
+	ck_assert_int_eq(pthread_mutex_lock(&a), 0);
+	ck_assert_int_eq(my_prio(), 20);
+	ck_assert_int_eq(pthread_mutex_setprioceiling(&a, 25, &old), 0);
+	ck_assert_int_eq(old, 20);
+	ck_assert_int_eq(my_prio(), 25);
+	ck_assert_int_eq(pthread_mutex_unlock(&a), 0);
+	ck_assert_int_eq(my_prio(), 10);
+	ck_assert_int_eq(pthread_mutex_lock(&b), 0);
+	ck_assert_int_eq(my_prio(), 25);
+	ck_assert_int_eq(pthread_mutex_lock(&a), 0);
+	ck_assert_int_eq(pthread_mutex_setprioceiling(&a, 15, &old), 0);
+	ck_assert_int_eq(my_prio(), 25); /* b still holds it up */
+	ck_assert_int_eq(pthread_mutex_unlock(&b), 0);
+	ck_assert_int_eq(my_prio(), 15);
+	ck_assert_int_eq(pthread_mutex_unlock(&a), 0);
+	ck_assert_int_eq(my_prio(), 10);
+	ck_assert_int_eq(pthread_mutex_destroy(&a), 0);
+	ck_assert_int_eq(pthread_mutex_destroy(&b), 0);
+}
+END_TEST
+
 START_TEST(above_the_ceiling_is_einval)
 {
 	pthread_mutex_t m;
@@ -154,6 +187,7 @@ int main(void)
 
 	tcase_add_test(tc, layout_and_ceiling_calls);
 	tcase_add_test(tc, raised_while_held_restored_after);
+	tcase_add_test(tc, owner_changes_ceiling);
 	tcase_add_test(tc, above_the_ceiling_is_einval);
 	tcase_add_test(tc, counted_exclusion);
 	return harness_main(s);
