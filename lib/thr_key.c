@@ -115,7 +115,7 @@ static FTHR_NOINLINE int tsd_prepare(pthread_key_t k)
 			return ENOMEM;
 		self->tsd_more = p;
 	}
-	return fthr_exit_hook_arm() ? 0 : EAGAIN;
+	return fthr_exit_hook_arm() ? 0 : ENOMEM; /* POSIX lists ENOMEM, EINVAL */
 }
 
 /* Arm the calling thread's exit hook (fthr_tsd_exit) once; false when the

@@ -1,0 +1,157 @@
+#!/bin/sh
+# verify/run.sh: model-check fthr's futex protocols with spin.
+#
+#   sh verify/run.sh [VERIFY_DIR]
+#
+# VERIFY_DIR defaults to the directory of this script. Scratch files go to a
+# fresh directory under $TMPDIR (default /tmp), removed at the end unless a
+# run failed or KEEP=1. JOBS (default 2) runs that many pans at once.
+#
+# For every run below: spin -a, gcc the verifier (pan), run it, and print
+#   model  states-stored  depth  errors  PASS/FAIL
+# A run expecting "ok" passes with 0 errors and a complete search; a run
+# expecting "err" (seeded/ models, realbug/ reproductions of real protocol
+# bugs, check/ runs showing a property can fail) passes when spin reports
+# an error. Then "N passed, N failed"; exit 0 only if all passed.
+# Exit 77 (skip) if spin or a C compiler is missing.
+
+dir=${1:-$(dirname "$0")}
+dir=$(cd "$dir" && pwd) || exit 2
+CC=${CC:-gcc}
+JOBS=${JOBS:-2}
+
+command -v spin >/dev/null 2>&1 || { echo "spin not installed: skipped"; exit 77; }
+command -v "$CC" >/dev/null 2>&1 || { echo "$CC not installed: skipped"; exit 77; }
+
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/fthr-verify.XXXXXX") || exit 2
+mkdir "$scratch/src" "$scratch/src/seeded" &&
+cp "$dir"/*.pml "$scratch/src/" && cp "$dir"/seeded/*.pml "$scratch/src/seeded/" || exit 2
+
+# name | model file | spin -D options | mode | extra pan options | expect
+#   mode safety:   cc -DSAFETY, pan (assertions + invalid end states)
+#   mode liveness: cc -DNFAIR=3, pan -a -f (the model's LTL, weak fairness)
+runs() {
+cat <<'EOF'
+mutex|mutex.pml|-DTIMEOUTS=1 -DSPURIOUS=1|safety||ok
+cond|cond.pml|-DTIMEOUTS=1 -DCANCELS=1|safety||ok
+cond-spurious|cond.pml|-DSPURIOUS=1 -DEINTRS=1 -DCANCELS=1|safety||ok
+cond-flags|cond.pml|-DFLAGS -DTIMEOUTS=1 -DCANCELS=1|safety||ok
+cond-signal-unlocked|cond.pml|-DSIG_UNLOCKED -DONLY_SIGNAL -DTIMEOUTS=1 -DCANCELS=1|safety||ok
+cond-shared-unlocked|cond.pml|-DSHARED -DFLAGS -DSIG_UNLOCKED -DTIMEOUTS=1 -DCANCELS=1|safety||ok
+cond-fixmark|cond.pml|-DFLAGS -DSIG_UNLOCKED -DFIX_MARK -DTIMEOUTS=1 -DCANCELS=1|safety||ok
+cond-fixmark-2bcast|cond.pml|-DFLAGS -DSIG_UNLOCKED -DFIX_MARK -DFUTEX_FIFO -DNSIG=2|safety||ok
+rwlock|rwlock.pml|-DTIMEOUTS=1|safety||ok
+rwlock-2writers|rwlock.pml|-DNR=1 -DNW=2 -DTIMEOUTS=1|safety||ok
+rwlock-readerpref|rwlock.pml|-DPREFER_READER -DTIMEOUTS=1|safety||ok
+rwlock-recursive|rwlock.pml|-DRECURSIVE_READ -DTIMEOUTS=1|safety||ok
+rwlock-private|rwlock.pml|-DPRIVATE -DTIMEOUTS=1|safety||ok
+rwlock-private-2writers|rwlock.pml|-DPRIVATE -DNR=1 -DNW=2 -DTIMEOUTS=1|safety||ok
+rwlock-ltl|rwlock.pml|-DFOREVER -DLTL_WRITER -DSEQMOD=4 -DNOSPIN|liveness||ok
+rwlock-private-ltl|rwlock.pml|-DPRIVATE -DFOREVER -DLTL_WRITER -DNOSPIN|liveness||ok
+sem|sem.pml|-DTIMEOUTS=1 -DEINTRS=1 -DCANCELS=1 -DSPURIOUS=1|safety||ok
+sem-2posters|sem.pml|-DNPOST=2 -DTIMEOUTS=1 -DEINTRS=1 -DCANCELS=1 -DSPURIOUS=1|safety||ok
+sem-3waiters|sem.pml|-DNWAIT=3 -DTIMEOUTS=1 -DCANCELS=1 -DSPURIOUS=1|safety||ok
+sem-trywait|sem.pml|-DTRYWAIT -DTIMEOUTS=1 -DCANCELS=1|safety||ok
+sem-scarce|sem.pml|-DNTOK=1 -DTIMEOUTS=1 -DEINTRS=1 -DCANCELS=1 -DSPURIOUS=1|safety|-E|ok
+once|once.pml|-DCANCELS=2 -DSPURIOUS=1|safety||ok
+once-forked|once.pml|-DFORKED -DCANCELS=1 -DSPURIOUS=1|safety||ok
+barrier|barrier.pml|-DSPURIOUS=1|safety||ok
+barrier-3rounds|barrier.pml|-DITERS=3 -DSPURIOUS=1|safety||ok
+realbug/cond-bcast-unlocked|cond.pml|-DFLAGS -DSIG_UNLOCKED -DFUTEX_FIFO|safety||err
+realbug/barrier-over-count|barrier.pml|-DNTHR=4 -DCOUNT=2 -DITERS=1|safety||err
+check/rwlock-readerpref-ltl|rwlock.pml|-DPREFER_READER -DFOREVER -DLTL_WRITER -DSEQMOD=4 -DNOSPIN|liveness||err
+seeded/mutex_unlock_nowake|seeded/mutex_unlock_nowake.pml||safety||err
+seeded/cond_signal_noseq|seeded/cond_signal_noseq.pml|-DONLY_SIGNAL|safety||err
+seeded/rwlock_seq_late|seeded/rwlock_seq_late.pml||safety||err
+seeded/sem_cancel_nopass|seeded/sem_cancel_nopass.pml|-DNTOK=1 -DCANCELS=1|safety|-E|err
+seeded/once_abandon_nowake|seeded/once_abandon_nowake.pml|-DCANCELS=1|safety||err
+seeded/barrier_wake_first|seeded/barrier_wake_first.pml||safety||err
+EOF
+}
+
+# one run: $1 index, then the fields; writes $scratch/res.<index>
+one() {
+	idx=$1 name=$2 file=$3 defs=$4 mode=$5 panopts=$6 expect=$7
+	w="$scratch/run.$idx"
+	mkdir "$w" || return
+	(
+		cd "$w" || exit 1
+		# shellcheck disable=SC2086
+		spin $defs -a "$scratch/src/$file" >spin.log 2>&1 || exit 1
+		if [ "$mode" = liveness ]; then
+			$CC -O1 -w -DNFAIR=3 -DCOLLAPSE -DMEMLIM=4096 -o pan pan.c >cc.log 2>&1 || exit 1
+			# shellcheck disable=SC2086
+			./pan -a -f -m30000000 -w24 $panopts >pan.log 2>&1
+		else
+			$CC -O1 -w -DSAFETY -DCOLLAPSE -DMEMLIM=2048 -o pan pan.c >cc.log 2>&1 || exit 1
+			# shellcheck disable=SC2086
+			./pan -m1000000 -w24 $panopts >pan.log 2>&1
+		fi
+		exit 0
+	)
+	built=$?
+	log="$w/pan.log"
+	if [ $built -ne 0 ] || [ ! -s "$log" ]; then
+		states=- depth=- errors=- verdict=FAIL
+	else
+		errors=$(sed -n 's/.*errors: *\([0-9][0-9]*\).*/\1/p' "$log" | tail -n 1)
+		states=$(sed -n 's/^ *\([0-9.e+]*\) states, stored.*/\1/p' "$log" | tail -n 1)
+		depth=$(sed -n 's/.*depth reached *\([0-9][0-9]*\).*/\1/p' "$log" | tail -n 1)
+		[ -n "$errors" ] || errors=-
+		[ -n "$states" ] || states=-
+		[ -n "$depth" ] || depth=-
+		incomplete=no
+		grep -q -e 'MEMLIM' -e 'max search depth too small' -e 'out of memory' \
+			"$log" && incomplete=yes
+		verdict=FAIL
+		case $expect:$errors in
+		ok:0) [ $incomplete = no ] && verdict=PASS ;;
+		err:-|err:0|ok:*) ;;
+		err:*) verdict=PASS ;;
+		esac
+	fi
+	printf '%-36s %12s %8s %6s  %s\n' "$name" "$states" "$depth" "$errors" "$verdict" \
+		>"$scratch/res.$idx"
+}
+
+start=$(date +%s)
+n=$(runs | wc -l)
+k=0
+while [ $k -lt "$JOBS" ]; do
+	(
+		i=0
+		runs | while IFS='|' read -r name file defs mode panopts expect; do
+			if [ $((i % JOBS)) -eq $k ]; then
+				one "$i" "$name" "$file" "$defs" "$mode" "$panopts" "$expect"
+			fi
+			i=$((i + 1))
+		done
+	) &
+	k=$((k + 1))
+done
+wait
+
+printf '%-36s %12s %8s %6s  %s\n' model states-stored depth errors result
+pass=0 fail=0 i=0
+while [ $i -lt "$n" ]; do
+	if [ -f "$scratch/res.$i" ]; then
+		cat "$scratch/res.$i"
+		if grep -q ' PASS$' "$scratch/res.$i"; then
+			pass=$((pass + 1))
+		else
+			fail=$((fail + 1))
+			echo "    (logs: $scratch/run.$i)"
+		fi
+	else
+		fail=$((fail + 1))
+		echo "run $i: no result"
+	fi
+	i=$((i + 1))
+done
+echo "$pass passed, $fail failed ($(( $(date +%s) - start ))s)"
+if [ $fail -eq 0 ] && [ "${KEEP:-0}" != 1 ]; then
+	rm -rf "$scratch"
+else
+	echo "scratch kept: $scratch"
+fi
+[ $fail -eq 0 ]
