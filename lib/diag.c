@@ -46,7 +46,7 @@ static char profile_path[256];
 static int profile_top = 10;
 static bool profile_sigusr2;
 
-static bool starts(const char *s, const char *p)
+FTHR_NO_SANITIZE static bool starts(const char *s, const char *p)
 {
 	while (*p)
 		if (*s++ != *p++)
@@ -56,14 +56,14 @@ static bool starts(const char *s, const char *p)
 
 /* (libc's string functions are not used here: a resolver may run before
  * the dynamic linker has relocated this library) */
-static bool streq(const char *a, const char *b)
+FTHR_NO_SANITIZE static bool streq(const char *a, const char *b)
 {
 	while (*a && *a == *b)
 		a++, b++;
 	return *a == *b;
 }
 
-static int parse_int(const char *s)
+FTHR_NO_SANITIZE static int parse_int(const char *s)
 {
 	int v = 0;
 
@@ -72,7 +72,7 @@ static int parse_int(const char *s)
 	return v;
 }
 
-static void env_entry(const char *e)
+FTHR_NO_SANITIZE static void env_entry(const char *e)
 {
 	const char *v;
 
@@ -102,7 +102,7 @@ static void env_entry(const char *e)
  * ifunc resolvers), possibly before libc is initialized: raw system calls
  * and static memory only. The environment is the one the process was
  * started with. */
-static void env_read(void)
+FTHR_NO_SANITIZE static void env_read(void)
 {
 	char buf[1024], cur[300];
 	int fd, len = 0;
@@ -130,7 +130,7 @@ static void env_read(void)
 	arch_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
 }
 
-int fthr_diag_mode(void)
+FTHR_NO_SANITIZE int fthr_diag_mode(void)
 {
 	if (diag_mode < 0)
 		env_read();

@@ -26,7 +26,7 @@ FTHR_HIDDEN void fthr_diag_thread_exit(void);
 /* Export pub as an indirect function: impl when both modes are off, the
  * watching variant diag_<impl> (lib/diag.c) otherwise. */
 #define FTHR_EXPORT_DIAG(pub, impl)                                            \
-	static __typeof(impl) *fthr_resolve_##pub(void)                        \
+	FTHR_NO_SANITIZE static __typeof(impl) *fthr_resolve_##pub(void)       \
 	{                                                                      \
 		return fthr_diag_mode() ? diag_##impl : impl;                  \
 	}                                                                      \

@@ -20,6 +20,22 @@
 #define FTHR_COLD __attribute__((cold, noinline))
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
+/* Code that may run before the sanitizer runtimes are set up (the ifunc
+ * resolvers, during relocation) must not be instrumented. */
+#define FTHR_NO_SANITIZE                                                       \
+	__attribute__((no_sanitize("address", "undefined", "thread")))
+
+/* Invariants (./configure --enable-invariants, FreeBSD's
+ * _PTHREADS_INVARIANTS idea): cheap checks of object state that abort with
+ * the file and line when broken; nothing at all otherwise. */
+#ifdef FTHR_INVARIANTS
+FTHR_HIDDEN __attribute__((noreturn, cold)) void
+fthr_invariant_failed(const char *what, const char *file, int line);
+#define FTHR_ASSERT(c)                                                         \
+	(likely(c) ? (void)0 : fthr_invariant_failed(#c, __FILE__, __LINE__))
+#else
+#define FTHR_ASSERT(c) ((void)0)
+#endif
 
 /* Give the hidden implementation 'impl' the exported name 'pub'. */
 #define FTHR_EXPORT(pub, impl)                                                 \

@@ -14,6 +14,22 @@ FTHR_COLD int fthr_self_fill(void)
 	return tid;
 }
 
+#ifdef FTHR_INVARIANTS
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+void fthr_invariant_failed(const char *what, const char *file, int line)
+{
+	char buf[256];
+	int n = snprintf(buf, sizeof(buf), "fthr: invariant broken at %s:%d: %s\n",
+			 file, line, what);
+
+	if (write(2, buf, n > 0 && n < (int)sizeof(buf) ? (size_t)n : sizeof(buf) - 1) < 0)
+		abort();
+	abort();
+}
+#endif
+
 /* Runs in the child of fork(), in the only thread there. */
 static void fthr_atfork_child(void)
 {

@@ -60,7 +60,10 @@ FTHR_HIDDEN int fthr_barrier_wait(pthread_barrier_t *bar)
 
 	fthr_drain_enter(&b->inside);
 	r = a_load_acquire(&b->round);
-	if ((unsigned)__atomic_add_fetch(&b->arrived, 1, __ATOMIC_ACQ_REL) == b->count) {
+	unsigned a = (unsigned)__atomic_add_fetch(&b->arrived, 1, __ATOMIC_ACQ_REL);
+
+	FTHR_ASSERT(a >= 1 && a <= b->count); /* a round never overfills */
+	if (a == b->count) {
 		a_store_relaxed(&b->arrived, 0);
 		a_store_release(&b->round, r + 1);
 		fthr_futex_wake(&b->round, INT_MAX, shared);

@@ -121,7 +121,7 @@ static int cond_wait(pthread_cond_t *cv, pthread_mutex_t *m, clockid_t clk,
 		__atomic_fetch_add(&c->sleepers, 1, __ATOMIC_SEQ_CST);
 		r = fthr_futex_wait_cancelable(&c->seq, seq, shared, clk, abstime,
 					       cond_cancelled, &w);
-		__atomic_fetch_sub(&c->sleepers, 1, __ATOMIC_RELAXED);
+		FTHR_ASSERT(__atomic_sub_fetch(&c->sleepers, 1, __ATOMIC_RELAXED) >= 0);
 	}
 	if (r == ETIMEDOUT && a_load_relaxed(&c->seq) != seq)
 		r = 0;

@@ -103,6 +103,7 @@ static inline bool word_trylock(pthread_mutex_t *m, int kind)
  * mutexes, which a plain-glibc process may destroy. */
 static inline void mutex_took(pthread_mutex_t *m, int tid, int kind)
 {
+	FTHR_ASSERT(mutex_owner(m) == 0); /* every release clears it first */
 	a_store_relaxed(&m->__data.__owner, tid);
 	if (kind & FTHR_MUTEX_PSHARED)
 		m->__data.__nusers++;
@@ -235,6 +236,7 @@ static inline int mutex_took_fast(pthread_mutex_t *m, int kind)
 
 	if (unlikely(tid == 0))
 		return mutex_took_fill(m, kind);
+	FTHR_ASSERT(mutex_owner(m) == 0);
 	a_store_relaxed(&m->__data.__owner, tid);
 	if (kind == PTHREAD_MUTEX_RECURSIVE)
 		m->__data.__count = 1;
@@ -314,6 +316,7 @@ static FTHR_NOINLINE int mutex_unlock_slow(pthread_mutex_t *m, int kind)
 	case PTHREAD_MUTEX_RECURSIVE:
 		if (mutex_owner(m) != fthr_tid())
 			return EPERM;
+		FTHR_ASSERT(m->__data.__count > 0);
 		if (--m->__data.__count != 0)
 			return 0;
 		break;

@@ -226,6 +226,7 @@ static inline bool unlock_biased(struct rwlock *l)
 
 	for (int i = 0; i < RSLOTS; i++)
 		if (b->slot[i] == l) {
+			FTHR_ASSERT(self->rbheld > 0 && self->rdlocks > 0);
 			biased_release(l, b, i);
 			self->rdlocks--;
 			self->rbheld--;
@@ -294,6 +295,8 @@ static FTHR_NOINLINE int revoke(struct rwlock *l, bool wait, clockid_t clk,
 			}
 		}
 	__atomic_fetch_and(&l->rev, ~1, __ATOMIC_RELAXED);
+	/* (A slot may hold l again already: a reader that published it after
+	 * the scan sees the bias is not ON and takes it back.) */
 	if (!r)
 		__atomic_store_n(&l->bias, BIAS_OFF, __ATOMIC_RELEASE);
 	return r;
@@ -447,6 +450,7 @@ static int rw_sleep_loop(struct rwlock *l, bool writer, clockid_t clk,
 			;
 		*pp = self.next;
 	}
+	FTHR_ASSERT(*count > 0 && (a_load_relaxed(&l->state) & bit));
 	if (--(*count) == 0)
 		__atomic_fetch_and(&l->state, ~bit, __ATOMIC_RELAXED);
 	if (r == EBUSY) {
@@ -493,6 +497,7 @@ static int write_release(struct rwlock *l)
 {
 	int n;
 
+	FTHR_ASSERT((a_load_relaxed(&l->state) & (WRITER | READERS)) == WRITER);
 	l->writer = 0;
 	n = __atomic_and_fetch(&l->state, ~WRITER, __ATOMIC_RELEASE);
 	wake_if_free(l, n);
@@ -606,6 +611,7 @@ FTHR_HIDDEN int fthr_rwlock_unlock(pthread_rwlock_t *rw)
 		return EPERM;
 	fthr_self_rec.rdlocks--;
 	n = __atomic_sub_fetch(&l->state, 1, __ATOMIC_RELEASE);
+	FTHR_ASSERT((n & READERS) != READERS); /* no reader count wrapped */
 	wake_if_free(l, n);
 	return 0;
 }

@@ -99,6 +99,7 @@ static void sem_cancelled(void *arg)
 	uint64_t d = __atomic_sub_fetch(&s->data, 1ull << SEM_NWAITERS_SHIFT,
 					__ATOMIC_RELAXED);
 
+	FTHR_ASSERT((d >> SEM_NWAITERS_SHIFT) != 0xffffffffu); /* no underflow */
 	if ((d & SEM_VALUE_MASK) != 0 && (d >> SEM_NWAITERS_SHIFT) != 0)
 		fthr_futex_wake(value_word(s), 1, sem_shared(s));
 }

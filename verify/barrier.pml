@@ -18,6 +18,13 @@
  *   destroy    after fthr_barrier_destroy returned, no thread touches the
  *              barrier's memory any more (assert !destroyed at each access).
  *   no deadlock / no lost wake-up: every thread reaches its end.
+ *
+ * REAL BUG found (see README.md), only when more threads than COUNT use
+ * the barrier at once (-DNTHR=4 -DCOUNT=2 -DITERS=1): a thread that read
+ * round r just before round r completed arrives in round r + 1 with a stale
+ * r and leaves at once (assert), and an arrival between the serial thread's
+ * add_fetch and its 'arrived = 0' store is wiped out, so a later round
+ * never fills (invalid end state with -DNO_ROUND_CHECK).
  */
 #ifndef NTHR
 #define NTHR 3

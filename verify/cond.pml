@@ -28,6 +28,15 @@
  * from a wait, and no deadlock / no lost wake-up: every thread reaches its
  * end (a waiter asleep on seq or on the mutex word while the others are
  * done is an invalid end state; there are always enough tokens for it).
+ *
+ * REAL BUG found (see README.md): with -DFLAGS -DSIG_UNLOCKED (a broadcast
+ * sent after the mutex was released, which POSIX allows) a waiter that
+ * entered its wait between the broadcast's seq increment and its
+ * FUTEX_CMP_REQUEUE has seq == rq_seq, so requeued_since() says "not
+ * requeued" although the requeue moved it (or moved others behind it): it
+ * re-takes the mutex with CAS 0->1, the word loses its 2, and a waiter the
+ * broadcast requeued onto the mutex word is never woken. -DFIX_MARK models
+ * one fix (a waiter that slept re-takes the mutex with SWAP(2)); it passes.
  */
 #ifndef NWAIT
 #define NWAIT 2
@@ -95,7 +104,9 @@ inline mutex_cond_lock(marked)
 	took()						/* mutex_took */
 }
 
-/* thr_cond.c requeued_since(c, seq): (int)(rq_seq - seq) > 0 */
+/* thr_cond.c requeued_since(c, seq): (int)(rq_seq - seq) > 0.
+ * FIX_MARK (not the C code): also true for any waiter that slept in
+ * futex_wait (only those can have been requeued). */
 #ifdef FIX_MARK
 #define REQUEUED_SINCE(s) (slept || c_rq_seq - (s) > 0)
 #else

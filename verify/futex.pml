@@ -9,11 +9,12 @@
  *             model wants to name by address) is mem[a], a = 1 .. NADDR-1;
  *             address 0 means "no address".
  *   wait      atomically: if mem[a] != expect return EAGAIN, else enqueue
- *             the caller on a (fsleep[_pid] = a) and block until a waker
+ *             the caller on a (fsleep[_pid] = a); then (a separate step:
+ *             the thread is asleep, the others run) block until a waker
  *             dequeues it (fsleep[_pid] = 0). Blocking is real: a thread
  *             nobody wakes stays blocked forever, so with finite workloads a
- *             lost wake-up shows up as an invalid end state (the default
- *             check of pan without -DNOREDUCE/-E).
+ *             lost wake-up shows up as an invalid end state (pan's default
+ *             check; not with -E).
  *   wake(n)   atomically dequeue up to n of the sleepers on a, ANY of them
  *             (nondeterministic choice: the kernel's order is priority then
  *             FIFO, so with real-time priorities any order can happen).

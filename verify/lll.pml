@@ -28,6 +28,10 @@ inline lll_trylock(w, ok)
  * times, then one sched_yield and one more read); if the last read saw 0,
  * CAS 0->1. Reading more often is only a delay, which the interleavings
  * already cover: one read at any moment, then the CAS. */
+/* -DNOSPIN leaves the spin out: it loses no behaviour (a failed read or
+ * CAS is invisible to the other threads, so spinning then taking the word
+ * is the same as trying the first CAS later) and saves states in the
+ * forever-looping liveness models. */
 inline lll_spin(w, ok)
 {
 #ifdef NOSPIN

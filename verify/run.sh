@@ -27,51 +27,53 @@ scratch=$(mktemp -d "${TMPDIR:-/tmp}/fthr-verify.XXXXXX") || exit 2
 mkdir "$scratch/src" "$scratch/src/seeded" &&
 cp "$dir"/*.pml "$scratch/src/" && cp "$dir"/seeded/*.pml "$scratch/src/seeded/" || exit 2
 
-# name | model file | spin -D options | mode | extra pan options | expect
+# name | model file | spin -D options | mode | extra pan options | expect |
+#   for expect err: the error pan must report (a seeded bug must be found
+#   as the failure it causes, not as some unrelated one)
 #   mode safety:   cc -DSAFETY, pan (assertions + invalid end states)
 #   mode liveness: cc -DNFAIR=3, pan -a -f (the model's LTL, weak fairness)
 runs() {
 cat <<'EOF'
-mutex|mutex.pml|-DTIMEOUTS=1 -DSPURIOUS=1|safety||ok
-cond|cond.pml|-DTIMEOUTS=1 -DCANCELS=1|safety||ok
-cond-spurious|cond.pml|-DSPURIOUS=1 -DEINTRS=1 -DCANCELS=1|safety||ok
-cond-flags|cond.pml|-DFLAGS -DTIMEOUTS=1 -DCANCELS=1|safety||ok
-cond-signal-unlocked|cond.pml|-DSIG_UNLOCKED -DONLY_SIGNAL -DTIMEOUTS=1 -DCANCELS=1|safety||ok
-cond-shared-unlocked|cond.pml|-DSHARED -DFLAGS -DSIG_UNLOCKED -DTIMEOUTS=1 -DCANCELS=1|safety||ok
-cond-fixmark|cond.pml|-DFLAGS -DSIG_UNLOCKED -DFIX_MARK -DTIMEOUTS=1 -DCANCELS=1|safety||ok
-cond-fixmark-2bcast|cond.pml|-DFLAGS -DSIG_UNLOCKED -DFIX_MARK -DFUTEX_FIFO -DNSIG=2|safety||ok
-rwlock|rwlock.pml|-DTIMEOUTS=1|safety||ok
-rwlock-2writers|rwlock.pml|-DNR=1 -DNW=2 -DTIMEOUTS=1|safety||ok
-rwlock-readerpref|rwlock.pml|-DPREFER_READER -DTIMEOUTS=1|safety||ok
-rwlock-recursive|rwlock.pml|-DRECURSIVE_READ -DTIMEOUTS=1|safety||ok
-rwlock-private|rwlock.pml|-DPRIVATE -DTIMEOUTS=1|safety||ok
-rwlock-private-2writers|rwlock.pml|-DPRIVATE -DNR=1 -DNW=2 -DTIMEOUTS=1|safety||ok
-rwlock-ltl|rwlock.pml|-DFOREVER -DLTL_WRITER -DSEQMOD=4 -DNOSPIN|liveness||ok
-rwlock-private-ltl|rwlock.pml|-DPRIVATE -DFOREVER -DLTL_WRITER -DNOSPIN|liveness||ok
-sem|sem.pml|-DTIMEOUTS=1 -DEINTRS=1 -DCANCELS=1 -DSPURIOUS=1|safety||ok
-sem-2posters|sem.pml|-DNPOST=2 -DTIMEOUTS=1 -DEINTRS=1 -DCANCELS=1 -DSPURIOUS=1|safety||ok
-sem-3waiters|sem.pml|-DNWAIT=3 -DTIMEOUTS=1 -DCANCELS=1 -DSPURIOUS=1|safety||ok
-sem-trywait|sem.pml|-DTRYWAIT -DTIMEOUTS=1 -DCANCELS=1|safety||ok
-sem-scarce|sem.pml|-DNTOK=1 -DTIMEOUTS=1 -DEINTRS=1 -DCANCELS=1 -DSPURIOUS=1|safety|-E|ok
-once|once.pml|-DCANCELS=2 -DSPURIOUS=1|safety||ok
-once-forked|once.pml|-DFORKED -DCANCELS=1 -DSPURIOUS=1|safety||ok
-barrier|barrier.pml|-DSPURIOUS=1|safety||ok
-barrier-3rounds|barrier.pml|-DITERS=3 -DSPURIOUS=1|safety||ok
-realbug/cond-bcast-unlocked|cond.pml|-DFLAGS -DSIG_UNLOCKED -DFUTEX_FIFO|safety||err
-realbug/barrier-over-count|barrier.pml|-DNTHR=4 -DCOUNT=2 -DITERS=1|safety||err
-check/rwlock-readerpref-ltl|rwlock.pml|-DPREFER_READER -DFOREVER -DLTL_WRITER -DSEQMOD=4 -DNOSPIN|liveness||err
-seeded/mutex_unlock_nowake|seeded/mutex_unlock_nowake.pml||safety||err
-seeded/cond_signal_noseq|seeded/cond_signal_noseq.pml|-DONLY_SIGNAL|safety||err
-seeded/rwlock_seq_late|seeded/rwlock_seq_late.pml||safety||err
-seeded/sem_cancel_nopass|seeded/sem_cancel_nopass.pml|-DNTOK=1 -DCANCELS=1|safety|-E|err
-seeded/once_abandon_nowake|seeded/once_abandon_nowake.pml|-DCANCELS=1|safety||err
-seeded/barrier_wake_first|seeded/barrier_wake_first.pml||safety||err
+mutex|mutex.pml|-DTIMEOUTS=1 -DSPURIOUS=1|safety||ok|
+cond|cond.pml|-DTIMEOUTS=1 -DCANCELS=1|safety||ok|
+cond-spurious|cond.pml|-DSPURIOUS=1 -DEINTRS=1 -DCANCELS=1|safety||ok|
+cond-flags|cond.pml|-DFLAGS -DTIMEOUTS=1 -DCANCELS=1|safety||ok|
+cond-signal-unlocked|cond.pml|-DSIG_UNLOCKED -DONLY_SIGNAL -DTIMEOUTS=1 -DCANCELS=1|safety||ok|
+cond-shared-unlocked|cond.pml|-DSHARED -DFLAGS -DSIG_UNLOCKED -DTIMEOUTS=1 -DCANCELS=1|safety||ok|
+cond-fixmark|cond.pml|-DFLAGS -DSIG_UNLOCKED -DFIX_MARK -DTIMEOUTS=1 -DCANCELS=1|safety||ok|
+cond-fixmark-2bcast|cond.pml|-DFLAGS -DSIG_UNLOCKED -DFIX_MARK -DFUTEX_FIFO -DNSIG=2|safety||ok|
+rwlock|rwlock.pml|-DTIMEOUTS=1|safety||ok|
+rwlock-2writers|rwlock.pml|-DNR=1 -DNW=2 -DTIMEOUTS=1|safety||ok|
+rwlock-readerpref|rwlock.pml|-DPREFER_READER -DTIMEOUTS=1|safety||ok|
+rwlock-recursive|rwlock.pml|-DRECURSIVE_READ -DTIMEOUTS=1|safety||ok|
+rwlock-private|rwlock.pml|-DPRIVATE -DTIMEOUTS=1|safety||ok|
+rwlock-private-2writers|rwlock.pml|-DPRIVATE -DNR=1 -DNW=2 -DTIMEOUTS=1|safety||ok|
+rwlock-ltl|rwlock.pml|-DFOREVER -DLTL_WRITER -DSEQMOD=4 -DNOSPIN|liveness||ok|
+rwlock-private-ltl|rwlock.pml|-DPRIVATE -DFOREVER -DLTL_WRITER -DNOSPIN|liveness||ok|
+sem|sem.pml|-DTIMEOUTS=1 -DEINTRS=1 -DCANCELS=1 -DSPURIOUS=1|safety||ok|
+sem-2posters|sem.pml|-DNPOST=2 -DTIMEOUTS=1 -DEINTRS=1 -DCANCELS=1 -DSPURIOUS=1|safety||ok|
+sem-3waiters|sem.pml|-DNWAIT=3 -DTIMEOUTS=1 -DCANCELS=1 -DSPURIOUS=1|safety||ok|
+sem-trywait|sem.pml|-DTRYWAIT -DTIMEOUTS=1 -DCANCELS=1|safety||ok|
+sem-scarce|sem.pml|-DNTOK=1 -DTIMEOUTS=1 -DEINTRS=1 -DCANCELS=1 -DSPURIOUS=1|safety|-E|ok|
+once|once.pml|-DCANCELS=2 -DSPURIOUS=1|safety||ok|
+once-forked|once.pml|-DFORKED -DCANCELS=1 -DSPURIOUS=1|safety||ok|
+barrier|barrier.pml|-DSPURIOUS=1|safety||ok|
+barrier-3rounds|barrier.pml|-DITERS=3 -DSPURIOUS=1|safety||ok|
+realbug/cond-bcast-unlocked|cond.pml|-DFLAGS -DSIG_UNLOCKED -DFUTEX_FIFO|safety||err|invalid end state
+realbug/barrier-over-count|barrier.pml|-DNTHR=4 -DCOUNT=2 -DITERS=1|safety||err|assertion violated
+check/rwlock-readerpref-ltl|rwlock.pml|-DPREFER_READER -DFOREVER -DLTL_WRITER -DSEQMOD=4 -DNOSPIN|liveness||err|acceptance cycle
+seeded/mutex_unlock_nowake|seeded/mutex_unlock_nowake.pml||safety||err|invalid end state
+seeded/cond_signal_noseq|seeded/cond_signal_noseq.pml|-DONLY_SIGNAL|safety||err|invalid end state
+seeded/rwlock_seq_late|seeded/rwlock_seq_late.pml||safety||err|invalid end state
+seeded/sem_cancel_nopass|seeded/sem_cancel_nopass.pml|-DNTOK=1 -DCANCELS=1|safety|-E|err|assertion violated
+seeded/once_abandon_nowake|seeded/once_abandon_nowake.pml|-DCANCELS=1|safety||err|invalid end state
+seeded/barrier_wake_first|seeded/barrier_wake_first.pml||safety||err|invalid end state
 EOF
 }
 
 # one run: $1 index, then the fields; writes $scratch/res.<index>
 one() {
-	idx=$1 name=$2 file=$3 defs=$4 mode=$5 panopts=$6 expect=$7
+	idx=$1 name=$2 file=$3 defs=$4 mode=$5 panopts=$6 expect=$7 want=$8
 	w="$scratch/run.$idx"
 	mkdir "$w" || return
 	(
@@ -107,7 +109,9 @@ one() {
 		case $expect:$errors in
 		ok:0) [ $incomplete = no ] && verdict=PASS ;;
 		err:-|err:0|ok:*) ;;
-		err:*) verdict=PASS ;;
+		err:*) if [ -z "$want" ] || grep -q "pan:1: $want" "$log"; then
+				verdict=PASS
+			fi ;;
 		esac
 	fi
 	printf '%-36s %12s %8s %6s  %s\n' "$name" "$states" "$depth" "$errors" "$verdict" \
@@ -120,9 +124,9 @@ k=0
 while [ $k -lt "$JOBS" ]; do
 	(
 		i=0
-		runs | while IFS='|' read -r name file defs mode panopts expect; do
+		runs | while IFS='|' read -r name file defs mode panopts expect want; do
 			if [ $((i % JOBS)) -eq $k ]; then
-				one "$i" "$name" "$file" "$defs" "$mode" "$panopts" "$expect"
+				one "$i" "$name" "$file" "$defs" "$mode" "$panopts" "$expect" "$want"
 			fi
 			i=$((i + 1))
 		done

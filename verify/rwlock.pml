@@ -66,7 +66,12 @@
 #endif
 
 /* pshared sequence words wrap (as 32-bit ints do) at SEQMOD; only the
- * forever-looping liveness model needs a small bound */
+ * forever-looping liveness model needs a small bound. It must exceed the
+ * number of wake_locked calls that can fall between a sleeper's read of
+ * its seq and its futex_wait (at most one per other thread here: with a
+ * writer registered, readers can neither take the lock nor unlock it
+ * again); SEQMOD=2 with two readers gives a false (ABA) starvation trace,
+ * SEQMOD=4 is enough for NR=2, NW=1. */
 #ifndef SEQMOD
 #define SEQMOD 256
 #endif
