@@ -634,7 +634,7 @@ static void destroyed(struct dobj *o)
 		capture(&o->destroy_site);
 }
 
-void fthr_diag_thread_exit(void)
+FTHR_NO_SANITIZE void fthr_diag_thread_exit(void)
 {
 	struct dthread *t = fthr_self_rec.diag;
 

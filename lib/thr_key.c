@@ -49,7 +49,7 @@ static inline bool in_use(unsigned seq)
 	return seq & 1;
 }
 
-static struct fthr_tsd_slot *slot_of(pthread_key_t k)
+FTHR_NO_SANITIZE static struct fthr_tsd_slot *slot_of(pthread_key_t k)
 {
 	if (k < FTHR_TSD_INLINE)
 		return &fthr_self_rec.tsd[k];
@@ -198,8 +198,11 @@ FTHR_HIDDEN int fthr_key_delete(pthread_key_t k)
 	return 0;
 }
 
-/* The host calls this once at thread exit (the hook key's destructor). */
-static void fthr_tsd_exit(void *unused)
+/* The host calls this once at thread exit (the hook key's destructor).
+ * Not instrumented by sanitizers: a sanitizer runtime's own key destructor
+ * (they create keys with pthread_key_create, which is ours) tears the
+ * thread's sanitizer state down in the last round, and this frame runs on. */
+FTHR_NO_SANITIZE static void fthr_tsd_exit(void *unused)
 {
 	struct fthr_self *self = &fthr_self_rec;
 	int round;

@@ -167,7 +167,7 @@ static FTHR_NOINLINE bool rblock_claim(void)
 /* The thread exits (thr_key.c's hook): an empty block goes back to the
  * pool. One that still holds read locks stays claimed, so the locks stay
  * read-held, as they would with any other implementation. */
-void fthr_rwlock_thread_exit(void)
+FTHR_NO_SANITIZE void fthr_rwlock_thread_exit(void)
 {
 	struct fthr_self *self = &fthr_self_rec;
 	struct fthr_rblock *b = self->rblock;

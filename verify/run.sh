@@ -48,7 +48,7 @@ rwlock-readerpref|rwlock.pml|-DPREFER_READER -DTIMEOUTS=1|safety||ok|
 rwlock-recursive|rwlock.pml|-DRECURSIVE_READ -DTIMEOUTS=1|safety||ok|
 rwlock-private|rwlock.pml|-DPRIVATE -DTIMEOUTS=1|safety||ok|
 rwlock-private-2writers|rwlock.pml|-DPRIVATE -DNR=1 -DNW=2 -DTIMEOUTS=1|safety||ok|
-rwlock-ltl|rwlock.pml|-DFOREVER -DLTL_WRITER -DSEQMOD=4 -DNOSPIN|liveness||ok|
+rwlock-ltl|rwlock.pml|-DFOREVER -DLTL_WRITER -DSEQMOD=3 -DNOSPIN|liveness||ok|
 rwlock-private-ltl|rwlock.pml|-DPRIVATE -DFOREVER -DLTL_WRITER -DNOSPIN|liveness||ok|
 sem|sem.pml|-DTIMEOUTS=1 -DEINTRS=1 -DCANCELS=1 -DSPURIOUS=1|safety||ok|
 sem-2posters|sem.pml|-DNPOST=2 -DTIMEOUTS=1 -DEINTRS=1 -DCANCELS=1 -DSPURIOUS=1|safety||ok|
@@ -61,7 +61,7 @@ barrier|barrier.pml|-DSPURIOUS=1|safety||ok|
 barrier-3rounds|barrier.pml|-DITERS=3 -DSPURIOUS=1|safety||ok|
 realbug/cond-bcast-unlocked|cond.pml|-DFLAGS -DSIG_UNLOCKED -DFUTEX_FIFO|safety||err|invalid end state
 realbug/barrier-over-count|barrier.pml|-DNTHR=4 -DCOUNT=2 -DITERS=1|safety||err|assertion violated
-check/rwlock-readerpref-ltl|rwlock.pml|-DPREFER_READER -DFOREVER -DLTL_WRITER -DSEQMOD=4 -DNOSPIN|liveness||err|acceptance cycle
+check/rwlock-readerpref-ltl|rwlock.pml|-DPREFER_READER -DFOREVER -DLTL_WRITER -DSEQMOD=3 -DNOSPIN|liveness||err|acceptance cycle
 seeded/mutex_unlock_nowake|seeded/mutex_unlock_nowake.pml||safety||err|invalid end state
 seeded/cond_signal_noseq|seeded/cond_signal_noseq.pml|-DONLY_SIGNAL|safety||err|invalid end state
 seeded/rwlock_seq_late|seeded/rwlock_seq_late.pml||safety||err|invalid end state

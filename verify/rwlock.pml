@@ -71,7 +71,7 @@
  * its seq and its futex_wait (at most one per other thread here: with a
  * writer registered, readers can neither take the lock nor unlock it
  * again); SEQMOD=2 with two readers gives a false (ABA) starvation trace,
- * SEQMOD=4 is enough for NR=2, NW=1. */
+ * SEQMOD=3 is enough for NR=2, NW=1. */
 #ifndef SEQMOD
 #define SEQMOD 256
 #endif
