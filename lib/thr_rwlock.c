@@ -462,8 +462,22 @@ static int rw_sleep_loop(struct rwlock *l, bool writer, clockid_t clk,
 	return r;
 }
 
-static int rdlock(pthread_rwlock_t *rw, clockid_t clk,
-		  const struct timespec *abstime, bool timed)
+static FTHR_NOINLINE int rdlock_slow(struct rwlock *l, clockid_t clk,
+				     const struct timespec *abstime, bool timed)
+{
+	int r;
+
+	if (a_load_relaxed(&l->writer) == fthr_tid())
+		return EDEADLK;
+	if (FTHR_SPIN_UNTIL((r = try_read(l)) != EBUSY))
+		return r;
+	return rw_sleep_loop(l, false, clk, abstime, timed);
+}
+
+/* The uncontended read lock inline (no call out of the library), the rest
+ * out of line. */
+static inline int rdlock(pthread_rwlock_t *rw, clockid_t clk,
+			 const struct timespec *abstime, bool timed)
 {
 	struct rwlock *l = R(rw);
 	int r;
@@ -475,11 +489,7 @@ static int rdlock(pthread_rwlock_t *rw, clockid_t clk,
 			maybe_bias(l);
 		return r;
 	}
-	if (a_load_relaxed(&l->writer) == fthr_tid())
-		return EDEADLK;
-	if (FTHR_SPIN_UNTIL((r = try_read(l)) != EBUSY))
-		return r;
-	return rw_sleep_loop(l, false, clk, abstime, timed);
+	return rdlock_slow(l, clk, abstime, timed);
 }
 
 /* After an unlock left state n: wake whom the rules say if it is free. */
@@ -519,22 +529,29 @@ static inline int write_acquired(struct rwlock *l, bool wait, clockid_t clk,
 	return r;
 }
 
-static int wrlock(pthread_rwlock_t *rw, clockid_t clk,
-		  const struct timespec *abstime, bool timed)
+static FTHR_NOINLINE int wrlock_slow(struct rwlock *l, clockid_t clk,
+				     const struct timespec *abstime, bool timed)
 {
-	struct rwlock *l = R(rw);
 	const struct timespec *dl = timed ? abstime : NULL;
 	int r;
 
-	bias_stop(l);
-	if (likely(try_write(l) == 0))
-		return write_acquired(l, true, clk, dl);
 	if (a_load_relaxed(&l->writer) == fthr_tid())
 		return EDEADLK;
 	if (FTHR_SPIN_UNTIL(try_write(l) == 0))
 		return write_acquired(l, true, clk, dl);
 	r = rw_sleep_loop(l, true, clk, abstime, timed);
 	return r ? r : write_acquired(l, true, clk, dl);
+}
+
+static inline int wrlock(pthread_rwlock_t *rw, clockid_t clk,
+			 const struct timespec *abstime, bool timed)
+{
+	struct rwlock *l = R(rw);
+
+	bias_stop(l);
+	if (likely(try_write(l) == 0))
+		return write_acquired(l, true, clk, timed ? abstime : NULL);
+	return wrlock_slow(l, clk, abstime, timed);
 }
 
 FTHR_HIDDEN int fthr_rwlock_rdlock(pthread_rwlock_t *l)

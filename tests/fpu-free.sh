@@ -5,7 +5,8 @@
 #  2. the hot paths (unlock, post, signal, the uncontended lock/trylock of
 #     mutexes, spinlocks and rwlocks, the completed pthread_once,
 #     getspecific) make no call out of the library: no PLT call, no call or
-#     jump through a pointer. (sem_wait is a cancellation point and asks the
+#     jump through a pointer; and each returns from its own body (its fast
+#     path is not behind a tail jump into a helper). (sem_wait is a cancellation point and asks the
 #     host's pthread_testcancel first, as glibc's does: not listed.)
 # Then a negative control: the same sources built WITHOUT the arch flags
 # must fail check 1, which proves the check can see what it looks for.
@@ -72,6 +73,12 @@ check_lib() { # lib
 		calls=$(printf '%s\n' "$body" | grep -E '\s(call|callq|jmp|jmpq|bl|b|br|blr)\s' |
 			grep -E '@plt|\*|\s(br|blr)\s' )
 		fpu=$(printf '%s\n' "$body" | fpu_insns)
+		# the fast path must be in the body itself, not behind a tail jump
+		# to a helper whose other paths this check does not read
+		if ! printf '%s\n' "$body" | grep -qE '\s(ret|retq)(\s|$)'; then
+			echo "$f: no return in its own body: the fast path is elsewhere"
+			bad=1
+		fi
 		if test -n "$calls$fpu"; then
 			echo "$f: calls out of the library or uses FP registers:"
 			printf '%s\n' "$calls" "$fpu" | sed '/^$/d'
