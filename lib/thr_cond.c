@@ -7,23 +7,23 @@
  *             for released waiters to leave the object's memory)
  *   flags     bit 0 process-shared, bits 1.. the clock of timedwait
  *   mutex     the mutex of the latest wait (the requeue target)
- *   rq_seq    seq of the latest broadcast that requeued waiters
  *   sleepers  waiters that gave up spinning and sleep in futex_wait
  *
  *   wait       waiters += 1; s = seq; release the mutex; spin (self.h) a
  *              while for seq != s; else sleepers += 1, futex_wait(seq, s),
  *              sleepers -= 1;
- *              waiters -= 1; re-take the mutex: with SWAP(2) if a broadcast
- *              after s requeued (so the chain of requeued sleepers on the
- *              mutex goes on), else as a plain lock (no needless wake).
+ *              waiters -= 1; re-take the mutex: with SWAP(2) if it slept
+ *              (a broadcast may have requeued it onto the mutex word, and
+ *              the chain of requeued sleepers there must go on), else (a
+ *              spinner, never requeued) as a plain lock.
  *   signal     if waiters == 0: return (nobody to wake, no atomic write).
  *              seq += 1; if sleepers: futex_wake(seq, 1) (a spinner sees
  *              seq move by itself: no system call).
  *   broadcast  if waiters == 0: return. seq += 1; if sleepers, for a private cond
  *              whose mutex is private and on the 0/1/2 protocol,
  *              futex_cmp_requeue(seq, wake 1, move the rest onto the mutex
- *              word), rq_seq = seq first: the woken one takes the mutex with
- *              SWAP(2), so each unlock wakes the next and nobody stampedes.
+ *              word): the woken one takes the mutex with SWAP(2), so each
+ *              unlock wakes the next and nobody stampedes.
  *              Otherwise wake all.
  *
  * A waiter counts itself in sleepers before futex_wait compares seq, and a
@@ -56,7 +56,7 @@ struct cond {
 	volatile int seq;
 	volatile int waiters;
 	int flags;
-	volatile int rq_seq; /* seq of the latest broadcast that requeued */
+	int unused; /* (was the seq of the latest requeueing broadcast) */
 	pthread_mutex_t *mutex;
 	volatile int sleepers; /* waiters inside futex_wait (or about to be) */
 };
@@ -75,25 +75,17 @@ struct wait_ctx {
 	struct cond *c;
 	pthread_mutex_t *m;
 	unsigned saved;
-	int seq;
 };
-
-/* Was this waiter possibly moved onto the mutex by a broadcast? */
-static inline bool requeued_since(struct cond *c, int seq)
-{
-	return (int)((unsigned)a_load_relaxed(&c->rq_seq) - (unsigned)seq) > 0;
-}
 
 static void cond_cancelled(void *arg)
 {
 	struct wait_ctx *w = arg;
 	bool shared = w->c->flags & CF_SHARED;
-	bool marked = requeued_since(w->c, w->seq);
 
 	__atomic_fetch_sub(&w->c->sleepers, 1, __ATOMIC_RELAXED);
 	fthr_futex_wake(&w->c->seq, 1, shared); /* pass on what we may have taken */
 	fthr_drain_leave(&w->c->waiters, shared);
-	fthr_mutex_cond_lock(w->m, w->saved, marked);
+	fthr_mutex_cond_lock(w->m, w->saved, true); /* it slept: maybe requeued */
 }
 
 static int cond_wait(pthread_cond_t *cv, pthread_mutex_t *m, clockid_t clk,
@@ -101,13 +93,13 @@ static int cond_wait(pthread_cond_t *cv, pthread_mutex_t *m, clockid_t clk,
 {
 	struct cond *c = C(cv);
 	struct wait_ctx w = { .c = c, .m = m };
-	bool shared = c->flags & CF_SHARED, marked;
+	bool shared = c->flags & CF_SHARED, slept = false;
 	int seq, r, lr;
 
 	if (abstime && (r = fthr_abstime_check(abstime)) != 0)
 		return r;
 	fthr_drain_enter(&c->waiters);
-	w.seq = seq = a_load_relaxed(&c->seq);
+	seq = a_load_relaxed(&c->seq);
 	if (!shared)
 		__atomic_store_n(&c->mutex, m, __ATOMIC_RELAXED);
 	r = fthr_mutex_cond_unlock(m, &w.saved);
@@ -118,6 +110,7 @@ static int cond_wait(pthread_cond_t *cv, pthread_mutex_t *m, clockid_t clk,
 	if (FTHR_SPIN_UNTIL(a_load_relaxed(&c->seq) != seq)) {
 		r = 0;
 	} else {
+		slept = true;
 		__atomic_fetch_add(&c->sleepers, 1, __ATOMIC_SEQ_CST);
 		r = fthr_futex_wait_cancelable(&c->seq, seq, shared, clk, abstime,
 					       cond_cancelled, &w);
@@ -125,10 +118,13 @@ static int cond_wait(pthread_cond_t *cv, pthread_mutex_t *m, clockid_t clk,
 	}
 	if (r == ETIMEDOUT && a_load_relaxed(&c->seq) != seq)
 		r = 0;
-	marked = requeued_since(c, seq);
 	fthr_drain_leave(&c->waiters, shared);
-	/* EOWNERDEAD / ENOTRECOVERABLE of a robust mutex outrank a timeout */
-	lr = fthr_mutex_cond_lock(m, w.saved, marked);
+	/* A sleeper re-takes the mutex marked: a broadcast may have requeued
+	 * it onto the mutex word (also one that read seq just after the
+	 * broadcast moved it, and before the requeue: verify/cond.pml found
+	 * that case). EOWNERDEAD / ENOTRECOVERABLE of a robust mutex outrank a
+	 * timeout. */
+	lr = fthr_mutex_cond_lock(m, w.saved, slept);
 	if (lr)
 		return lr;
 	return r == ETIMEDOUT ? ETIMEDOUT : 0;
@@ -181,7 +177,6 @@ FTHR_HIDDEN int fthr_cond_broadcast(pthread_cond_t *cv)
 	if (!(c->flags & CF_SHARED)) {
 		m = __atomic_load_n(&c->mutex, __ATOMIC_RELAXED);
 		if (m && fthr_mutex_requeue_ok(m)) {
-			__atomic_store_n(&c->rq_seq, seq, __ATOMIC_SEQ_CST);
 			if (fthr_futex_cmp_requeue(&c->seq, seq, 1, &m->__data.__lock,
 						   INT_MAX, false) >= 0)
 				return 0;

@@ -195,7 +195,7 @@ inline rw_sleep_loop(writer, timed, r)
 	:: else -> rwait++
 	fi;
 	if						/* fetch_or(&state, bit) */
-	:: writer -> atomic { st_wrwait = 1; wreg = (_pid == NR) }
+	:: writer -> atomic { st_wrwait = 1; wreg = (wreg || _pid == NR) }
 	:: else -> st_rdwait = 1
 	fi;
 #ifdef PRIVATE
@@ -240,7 +240,7 @@ inline rw_sleep_loop(writer, timed, r)
 	handed = 0;
 #endif
 	if						/* --(*count) == 0 -> fetch_and(~bit) */
-	:: writer -> wreg = 0; wwait--;
+	:: writer -> wreg = (wreg && _pid != NR); wwait--;
 		if
 		:: wwait == 0 -> st_wrwait = 0
 		:: else -> skip
