@@ -1,43 +1,72 @@
-/* lib/thr_barrier.c: barriers on one futex word, a round number.
+/* lib/thr_barrier.c: barriers on one 64-bit word: a round number and the
+ * arrivals, so that one atomic add tells a thread both.
  *
- * Words (overlaid on the 32-byte pthread_barrier_t):
- *   round     the futex word: the number of completed rounds
- *   arrived   threads that reached the barrier in the current round
+ * Words (overlaid on the 32-byte, 8-aligned pthread_barrier_t):
+ *   state     round << 32 | arrived; its round half is the futex word
  *   count     threads per round (from init)
  *   inside    a drain count (drain.h): threads between entering wait and
  *             leaving the object's memory; destroy waits them out
  *   shared    process-shared
  *
- *   wait     r = round; a = ++arrived.
- *            a == count: the serial thread. arrived = 0, then round = r + 1
- *            (release), futex_wake(round, all); PTHREAD_BARRIER_SERIAL_THREAD.
- *            else: spin a while (self.h) for round != r, then
- *            while round == r: futex_wait(round, r); return 0.
- * Reuse: arrived is reset before round moves, and a thread can only enter
- * the next round after it saw round move, so rounds never mix. Every
- * sleeper sleeps only while round == r, and the last arrival moves round
- * and then wakes all: no wake-up is lost.
+ *   wait     v = state += 1 (one atomic add): r = round, a = arrived (with
+ *            this thread). Its round is mine = r + (a - 1) / count: a
+ *            thread that arrives while a full round has not left yet (more
+ *            threads use the barrier than its count, as glibc allows)
+ *            belongs to a later round. Its place is (a - 1) % count + 1.
+ *            place == count: the serial thread. Wait until round == mine
+ *            (only a later round's last has to), then state += (1 << 32) -
+ *            count (release: round + 1, the round's arrivals gone, later
+ *            ones kept), futex_wake(round, all); PTHREAD_BARRIER_SERIAL_THREAD.
+ *            else: spin a while (self.h), then futex_wait(round, seen)
+ *            while round has not passed mine; return 0.
+ * Every sleeper sleeps only while round is its own or earlier, and each
+ * round's last moves round before it wakes all: no wake-up is lost. The old
+ * protocol read round and added to arrived apart; verify/barrier.pml showed
+ * a thread leaving a round alone and a lost arrival when more threads than
+ * count used it.
  * destroy: EBUSY while some thread is waiting in an unfinished round;
  * otherwise it waits for released threads to leave, then returns 0.
  */
 #include "config.h"
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include "drain.h"
 #include "self.h"
 
 struct barrier {
-	volatile int round;
-	volatile int arrived;
+	union {
+		volatile uint64_t state;
+		volatile int half[2];
+	};
 	unsigned count;
 	volatile int inside;
 	int shared;
 };
 _Static_assert(sizeof(struct barrier) <= sizeof(pthread_barrier_t), "barrier fits");
+_Static_assert(_Alignof(pthread_barrier_t) >= 8, "state is 8-aligned");
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define ROUND_HALF 1
+#else
+#define ROUND_HALF 0
+#endif
+#define ROUND_ONE (UINT64_C(1) << 32)
 
 static inline struct barrier *B(pthread_barrier_t *b)
 {
 	return (struct barrier *)b;
+}
+
+static inline int round_of(struct barrier *b)
+{
+	return a_load_acquire(&b->half[ROUND_HALF]);
+}
+
+/* Has round moved past 'mine' (mod 2^32)? */
+static inline bool past(int round, int mine)
+{
+	return (int)((unsigned)round - (unsigned)mine) > 0;
 }
 
 FTHR_HIDDEN int fthr_barrier_init(pthread_barrier_t *bar,
@@ -55,22 +84,26 @@ FTHR_HIDDEN int fthr_barrier_init(pthread_barrier_t *bar,
 FTHR_HIDDEN int fthr_barrier_wait(pthread_barrier_t *bar)
 {
 	struct barrier *b = B(bar);
+	volatile int *rw = &b->half[ROUND_HALF];
 	bool shared = b->shared;
-	int r, ret = 0;
+	uint64_t v;
+	unsigned a;
+	int mine, r, ret = 0;
 
 	fthr_drain_enter(&b->inside);
-	r = a_load_acquire(&b->round);
-	unsigned a = (unsigned)__atomic_add_fetch(&b->arrived, 1, __ATOMIC_ACQ_REL);
-
-	FTHR_ASSERT(a >= 1 && a <= b->count); /* a round never overfills */
-	if (a == b->count) {
-		a_store_relaxed(&b->arrived, 0);
-		a_store_release(&b->round, r + 1);
-		fthr_futex_wake(&b->round, INT_MAX, shared);
+	v = __atomic_add_fetch(&b->state, 1, __ATOMIC_ACQ_REL);
+	a = (unsigned)v;
+	FTHR_ASSERT(a >= 1);
+	mine = (int)((unsigned)(v >> 32) + (a - 1) / b->count);
+	if ((a - 1) % b->count + 1 == b->count) {
+		while (past(mine, r = round_of(b))) /* a later round's last */
+			fthr_futex_wait(rw, r, shared, CLOCK_MONOTONIC, NULL);
+		__atomic_add_fetch(&b->state, ROUND_ONE - b->count, __ATOMIC_RELEASE);
+		fthr_futex_wake(rw, INT_MAX, shared);
 		ret = PTHREAD_BARRIER_SERIAL_THREAD;
-	} else if (!FTHR_SPIN_UNTIL(a_load_acquire(&b->round) != r)) {
-		while (a_load_acquire(&b->round) == r)
-			fthr_futex_wait(&b->round, r, shared, CLOCK_MONOTONIC, NULL);
+	} else if (!FTHR_SPIN_UNTIL(past(round_of(b), mine))) {
+		while (!past(r = round_of(b), mine))
+			fthr_futex_wait(rw, r, shared, CLOCK_MONOTONIC, NULL);
 	}
 	fthr_drain_leave(&b->inside, shared);
 	return ret;
@@ -80,7 +113,7 @@ FTHR_HIDDEN int fthr_barrier_destroy(pthread_barrier_t *bar)
 {
 	struct barrier *b = B(bar);
 
-	if (a_load_acquire(&b->arrived) != 0)
+	if ((uint32_t)__atomic_load_n(&b->state, __ATOMIC_ACQUIRE) != 0)
 		return EBUSY;
 	fthr_drain_wait(&b->inside, b->shared);
 	return 0;

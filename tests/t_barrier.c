@@ -270,6 +270,45 @@ static void *destroyer(void *arg)
 	return (void *)(intptr_t)pthread_barrier_destroy(&db);
 }
 
+/* More threads than the count (glibc allows it: the extra ones belong to
+ * the next round). Each of 2000 steps, n threads wait once on a barrier of
+ * count c (n a multiple of c: n / c rounds a step, so exactly n / c serial
+ * returns), then all n line up on a second barrier of count n for the next
+ * step. Late arrivals at a full round race with that round's serial thread
+ * every step; a thread leaving a round alone or a lost arrival would show
+ * as a wrong serial count or a hang (the watchdog). */
+static const struct { int n, c; } over_cases[] = { { 4, 2 }, { 6, 2 }, { 6, 3 } };
+static pthread_barrier_t over, line_up;
+static long over_serial;
+
+static void *over_worker(void *arg)
+{
+	for (int i = 0; i < 2000; i++) {
+		if (pthread_barrier_wait(&over) == PTHREAD_BARRIER_SERIAL_THREAD)
+			__atomic_add_fetch(&over_serial, 1, __ATOMIC_RELAXED);
+		pthread_barrier_wait(&line_up);
+	}
+	return arg;
+}
+
+START_TEST(more_threads_than_count)
+{
+	int n = over_cases[_i].n, c = over_cases[_i].c;
+	pthread_t t[6];
+
+	over_serial = 0;
+	ck_assert_int_eq(pthread_barrier_init(&over, NULL, (unsigned)c), 0);
+	ck_assert_int_eq(pthread_barrier_init(&line_up, NULL, (unsigned)n), 0);
+	for (int i = 0; i < n; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, over_worker, NULL), 0);
+	for (int i = 0; i < n; i++)
+		harness_join(t[i], 50);
+	ck_assert_int_eq(over_serial, 2000L * (n / c));
+	ck_assert_int_eq(pthread_barrier_destroy(&over), 0);
+	ck_assert_int_eq(pthread_barrier_destroy(&line_up), 0);
+}
+END_TEST
+
 START_TEST(destroy_while_waiting)
 {
 	pthread_t w, d;
@@ -310,6 +349,8 @@ int main(void)
 	tcase_add_loop_test(tc, rounds, 0, 4);
 	tcase_add_test(tc, waits_for_last_arrival);
 	tcase_add_test(tc, count_one);
+	tcase_add_loop_test(tc, more_threads_than_count, 0,
+			    (int)(sizeof(over_cases) / sizeof(over_cases[0])));
 	tc = harness_tcase(s, "pshared", 60);
 	tcase_add_test(tc, pshared_across_fork);
 	tc = harness_tcase(s, "destroy", 20);
