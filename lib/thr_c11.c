@@ -9,6 +9,7 @@
 #include <threads.h>
 #include "mutex.h"
 #include "objects.h"
+#include "tsan.h"
 
 _Static_assert(sizeof(mtx_t) == sizeof(pthread_mutex_t), "mtx_t is a mutex");
 _Static_assert(sizeof(cnd_t) == sizeof(pthread_cond_t), "cnd_t is a cond");
@@ -37,29 +38,69 @@ FTHR_HIDDEN int fthr_mtx_init(mtx_t *m, int type)
 	return fthr_thrd_result(fthr_mutex_init(M(m), &a));
 }
 
-FTHR_HIDDEN int fthr_mtx_lock(mtx_t *m) { return fthr_thrd_result(fthr_mutex_lock(M(m))); }
-FTHR_HIDDEN int fthr_mtx_trylock(mtx_t *m) { return fthr_thrd_result(fthr_mutex_trylock(M(m))); }
-FTHR_HIDDEN int fthr_mtx_unlock(mtx_t *m) { return fthr_thrd_result(fthr_mutex_unlock(M(m))); }
+FTHR_HIDDEN int fthr_mtx_lock(mtx_t *m)
+{
+	return fthr_thrd_result(TSAN_LOCK(m, 0, fthr_mutex_lock(M(m))));
+}
+FTHR_HIDDEN int fthr_mtx_trylock(mtx_t *m)
+{
+	return fthr_thrd_result(TSAN_LOCK(m, TSAN_TRY_LOCK, fthr_mutex_trylock(M(m))));
+}
+FTHR_HIDDEN int fthr_mtx_unlock(mtx_t *m)
+{
+	return fthr_thrd_result(TSAN_UNLOCK(m, fthr_mutex_unlock(M(m))));
+}
 FTHR_HIDDEN void fthr_mtx_destroy(mtx_t *m) { fthr_mutex_destroy(M(m)); }
 FTHR_HIDDEN int fthr_mtx_timedlock(mtx_t *restrict m, const struct timespec *restrict t)
 {
-	return fthr_thrd_result(fthr_mutex_timedlock(M(m), t));
+	return fthr_thrd_result(TSAN_LOCK(m, 0, fthr_mutex_timedlock(M(m), t)));
 }
 
 FTHR_HIDDEN int fthr_cnd_init(cnd_t *c) { return fthr_thrd_result(fthr_cond_init(CV(c), NULL)); }
 FTHR_HIDDEN void fthr_cnd_destroy(cnd_t *c) { fthr_cond_destroy(CV(c)); }
 FTHR_HIDDEN int fthr_cnd_signal(cnd_t *c) { return fthr_thrd_result(fthr_cond_signal(CV(c))); }
 FTHR_HIDDEN int fthr_cnd_broadcast(cnd_t *c) { return fthr_thrd_result(fthr_cond_broadcast(CV(c))); }
-FTHR_HIDDEN int fthr_cnd_wait(cnd_t *c, mtx_t *m) { return fthr_thrd_result(fthr_cond_wait(CV(c), M(m))); }
+/* (TSan: the wait gives the mutex back and takes it again) */
+FTHR_HIDDEN int fthr_cnd_wait(cnd_t *c, mtx_t *m)
+{
+	int r;
+
+	TSAN_WAIT_BEGIN(m);
+	r = fthr_cond_wait(CV(c), M(m));
+	TSAN_WAIT_END(m);
+	return fthr_thrd_result(r);
+}
 FTHR_HIDDEN int fthr_cnd_timedwait(cnd_t *restrict c, mtx_t *restrict m,
 				   const struct timespec *restrict t)
 {
-	return fthr_thrd_result(fthr_cond_timedwait(CV(c), M(m), t));
+	int r;
+
+	TSAN_WAIT_BEGIN(m);
+	r = fthr_cond_timedwait(CV(c), M(m), t);
+	TSAN_WAIT_END(m);
+	return fthr_thrd_result(r);
 }
+
+#ifdef FTHR_TSAN
+static __thread void (*once_func)(void);
+static __thread once_flag *once_flagp;
+static void once_run(void) /* the init's writes happen before every return */
+{
+	once_func();
+	TSAN_RELEASE(once_flagp);
+}
+#endif
 
 FTHR_HIDDEN void fthr_call_once(once_flag *flag, void (*func)(void))
 {
+#ifdef FTHR_TSAN
+	once_func = func;
+	once_flagp = flag;
+	fthr_once((pthread_once_t *)flag, once_run);
+	TSAN_ACQUIRE(flag);
+#else
 	fthr_once((pthread_once_t *)flag, func);
+#endif
 }
 
 FTHR_HIDDEN int fthr_tss_create(tss_t *key, tss_dtor_t dtor)

@@ -48,6 +48,7 @@
 #include "lll.h"
 #include "mutex.h"
 #include "self.h"
+#include "tsan.h"
 
 /* Kinds with a file of their own. */
 #define SPECIAL_KIND_BITS                                                      \
@@ -284,7 +285,7 @@ FTHR_HIDDEN int fthr_mutex_clocklock(pthread_mutex_t *m, clockid_t clk,
 {
 	if (!fthr_futex_clock_ok(clk))
 		return EINVAL;
-	return mutex_lock_common(m, clk, abstime, true);
+	return TSAN_LOCK(m, 0, mutex_lock_common(m, clk, abstime, true));
 }
 
 FTHR_HIDDEN int fthr_mutex_trylock(pthread_mutex_t *m)

@@ -72,6 +72,7 @@
 #include "lll.h"
 #include "objects.h"
 #include "self.h"
+#include "tsan.h"
 
 struct rwlock {
 	volatile int state;
@@ -581,7 +582,7 @@ FTHR_HIDDEN int fthr_rwlock_clockrdlock(pthread_rwlock_t *l, clockid_t clk,
 {
 	if (!fthr_futex_clock_ok(clk))
 		return EINVAL;
-	return rdlock(l, clk, t, true);
+	return TSAN_LOCK(l, TSAN_READ_LOCK, rdlock(l, clk, t, true));
 }
 
 FTHR_HIDDEN int fthr_rwlock_wrlock(pthread_rwlock_t *l)
@@ -608,7 +609,7 @@ FTHR_HIDDEN int fthr_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clk,
 {
 	if (!fthr_futex_clock_ok(clk))
 		return EINVAL;
-	return wrlock(l, clk, t, true);
+	return TSAN_LOCK(l, 0, wrlock(l, clk, t, true));
 }
 
 FTHR_HIDDEN int fthr_rwlock_unlock(pthread_rwlock_t *rw)

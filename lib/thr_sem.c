@@ -21,6 +21,7 @@
  * sleeps only while the value is 0: no wake-up is lost.
  */
 #include "config.h"
+#include "tsan.h"
 #include <errno.h>
 #include <limits.h>
 #include "futex.h"
@@ -158,12 +159,19 @@ FTHR_HIDDEN int fthr_sem_timedwait(sem_t *sem, const struct timespec *abstime)
 FTHR_HIDDEN int fthr_sem_clockwait(sem_t *sem, clockid_t clk,
 				   const struct timespec *abstime)
 {
+	int r;
+
 	if (!fthr_futex_clock_ok(clk))
 		return fail(EINVAL);
 	pthread_testcancel();
-	if (sem_take(S(sem)))
+	if (sem_take(S(sem))) {
+		TSAN_ACQUIRE(sem);
 		return 0;
-	return sem_wait_slow(S(sem), clk, abstime, true);
+	}
+	r = sem_wait_slow(S(sem), clk, abstime, true);
+	if (r == 0)
+		TSAN_ACQUIRE(sem);
+	return r;
 }
 
 FTHR_HIDDEN int fthr_sem_getvalue(sem_t *sem, int *value)

@@ -134,6 +134,14 @@ bool harness_skip_under_asan(const char *test)
 	return true;
 }
 
+bool harness_skip_under_tsan(const char *test, const char *why)
+{
+	if (!dlsym(RTLD_DEFAULT, "__tsan_init"))
+		return false;
+	fprintf(stderr, "%s: SKIPPED under ThreadSanitizer (%s)\n", test, why);
+	return true;
+}
+
 const char *harness_object_of(void *fn)
 {
 	Dl_info info;

@@ -57,4 +57,9 @@ const char *harness_object_of(void *fn);
  * as well; the cancellation tests skip there, saying so. */
 bool harness_skip_under_asan(const char *test);
 
+/* Under ThreadSanitizer? Tests of deliberate misuse (destroying what
+ * others wait on) and of destructors that run after TSan's own thread-exit
+ * destructor (the last round) skip there, saying why. */
+bool harness_skip_under_tsan(const char *test, const char *why);
+
 #endif

@@ -8,8 +8,15 @@
  * target of the broadcast's requeue.
  *
  * Words: mem[SEQ] the cond's seq (futex word), mem[M] the mutex's lock word
- * (futex word, 0/1/2); c_waiters (the drain count), c_sleepers, c_rq_seq,
- * c_mutex (c->mutex set by a waiter) as plain shared ints.
+ * (futex word, 0/1/2); c_waiters (the drain count), c_sleepers, c_mutex
+ * (c->mutex set by a waiter) as plain shared ints.
+ *
+ * The re-take rule (thr_cond.c head comment, cond_wait, cond_cancelled): a
+ * waiter that slept in futex_wait re-takes the mutex marked, with SWAP(2),
+ * because a broadcast may have requeued it onto the mutex word; a spinner
+ * (it never slept, so it was never requeued) takes it with CAS 0->1. The
+ * cancellation cleanup always re-takes it marked (only a sleeper can be
+ * cancelled in the wait).
  *
  * Program (TOKENS, default): NWAIT waiters each do
  *     lock(m); while (tokens == 0) cond_[timed]wait(c, m); tokens--; unlock(m)
@@ -25,14 +32,19 @@
  * exits without a token.
  *
  * Options (spin -D...): NWAIT, NSIG, SIG_UNLOCKED, ONLY_SIGNAL,
- * ONLY_BROADCAST, FLAGS, SHARED (pshared cond: no requeue), FUTEX_FIFO, TIMEOUTS, CANCELS,
- * SPURIOUS, EINTRS (futex.pml), FIX_MARK (model a candidate fix: a waiter
- * that slept in futex_wait always re-takes the mutex with SWAP(2)).
+ * ONLY_BROADCAST, FLAGS, SHARED (pshared cond: no requeue), FUTEX_FIFO,
+ * TIMEOUTS, CANCELS, SPURIOUS, EINTRS (futex.pml).
  *
  * Checked: mutual exclusion on the mutex (assert), the mutex held on return
  * from a wait, and no deadlock / no lost wake-up: every thread reaches its
  * end (a waiter asleep on seq or on the mutex word while the others are
  * done is an invalid end state; there are always enough tokens for it).
+ *
+ * REAL BUG 1 (see README.md), now fixed in the C code: the old rule marked
+ * only a waiter with requeued_since(c, seq), (int)(rq_seq - seq) > 0, and
+ * lost a wake-up when a broadcast sent after the unlock requeued a waiter
+ * that had read the broadcast's own seq. realbug/cond_rqseq.pml keeps that
+ * old protocol and still reproduces the hang.
  */
 #ifndef NWAIT
 #define NWAIT 2
@@ -49,7 +61,6 @@
 
 byte c_waiters;			/* struct cond waiters (drain.h count) */
 byte c_sleepers;		/* struct cond sleepers */
-int c_rq_seq;			/* struct cond rq_seq */
 bit c_mutex;			/* struct cond mutex != NULL */
 byte tokens;			/* the program's predicate, under the mutex */
 byte holder;			/* _pid + 1 of the mutex holder (ghost) */
@@ -100,13 +111,6 @@ inline mutex_cond_lock(marked)
 	took()						/* mutex_took */
 }
 
-/* thr_cond.c requeued_since(c, seq): (int)(rq_seq - seq) > 0 */
-#ifdef FIX_MARK
-#define REQUEUED_SINCE(s) (slept || c_rq_seq - (s) > 0)
-#else
-#define REQUEUED_SINCE(s) (c_rq_seq - (s) > 0)
-#endif
-
 /* thr_cond.c cond_wait(c, m, clk, abstime); res: F_OK, F_ETIMEDOUT or
  * F_CANCELLED (the cleanup ran: the mutex is held again, the thread
  * unwinds). */
@@ -120,16 +124,15 @@ inline cond_wait(timed, res)
 	:: mem[SEQ] != s -> r = F_OK		/* FTHR_SPIN_UNTIL(seq != s) */
 	:: else ->
 		c_sleepers++;			/* fetch_add(&c->sleepers, 1) */
-		slept = 1;
+		slept = 1;			/* slept = true */
 		futex_wait_cancelable(SEQ, s, r, timed);
 		if
 		:: r == F_CANCELLED ->
 			/* cond_cancelled(&w) */
-			marked = REQUEUED_SINCE(s);
 			c_sleepers--;		/* fetch_sub(&c->sleepers, 1) */
 			futex_wake(SEQ, 1);	/* pass on what we may have taken */
 			c_waiters--;		/* fthr_drain_leave */
-			mutex_cond_lock(marked)
+			mutex_cond_lock(1)	/* (m, saved, true): it slept */
 		:: else ->
 			c_sleepers--		/* fetch_sub(&c->sleepers, 1) */
 		fi
@@ -141,12 +144,11 @@ inline cond_wait(timed, res)
 		:: r == F_ETIMEDOUT && mem[SEQ] != s -> r = F_OK
 		:: else -> skip
 		fi;
-		marked = REQUEUED_SINCE(s);	/* marked = requeued_since(c, seq) */
 		c_waiters--;			/* fthr_drain_leave(&c->waiters) */
-		mutex_cond_lock(marked)		/* fthr_mutex_cond_lock(m, saved, marked) */
+		mutex_cond_lock(slept)		/* fthr_mutex_cond_lock(m, saved, slept) */
 	fi;
 	res = (r == F_ETIMEDOUT -> F_ETIMEDOUT : (r == F_CANCELLED -> F_CANCELLED : F_OK));
-	r = 0; s = 0; marked = 0; slept = 0
+	r = 0; s = 0; slept = 0
 }
 
 /* thr_cond.c fthr_cond_signal */
@@ -177,7 +179,6 @@ inline cond_broadcast()
 #ifndef SHARED
 			if
 			:: c_mutex ->		/* m && fthr_mutex_requeue_ok(m) */
-				c_rq_seq = bseq;	/* store(&c->rq_seq, seq) */
 				futex_cmp_requeue(SEQ, bseq, 1, M, ALL, rr);
 				bdone = (rr == F_OK)
 			:: else -> skip
@@ -221,7 +222,7 @@ bit go[NWAIT];
 active [NWAIT] proctype waiter()
 {
 	LLL_LOCALS;
-	byte s, r, marked, slept, res;
+	byte s, r, slept, res;
 
 	mutex_lock();				/* pthread_mutex_lock(m) */
 	do
