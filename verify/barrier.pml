@@ -30,7 +30,8 @@
  * (all NTHR * ITERS arrivals made and round * COUNT == NTHR * ITERS), thread
  * 0 destroys the barrier (fthr_barrier_destroy: EBUSY check, then
  * fthr_drain_wait), as POSIX lets it once no thread is blocked (the others
- * may still be leaving).
+ * may still be leaving). With ITERS > 1 the program itself may then
+ * strand a thread (see quiescence below): run with -DSTRAND and pan -E.
  *
  * Checked:
  *   arrival    the thread with the k-th arrival overall (k = 1, 2, ...)
@@ -44,7 +45,10 @@
  *              round after each release).
  *   destroy    after fthr_barrier_destroy returned, no thread touches the
  *              barrier's memory any more (assert !destroyed at each access).
- *   no deadlock / no lost wake-up: every thread reaches its end.
+ *   no deadlock / no lost wake-up: every thread reaches its end (an
+ *              invalid end state otherwise), and the quiescence process
+ *              states it directly (for pan -E runs, where the program can
+ *              strand a thread).
  *
  * REAL BUG 2 (see README.md), now fixed in the C code: the old protocol
  * read round and added to arrived apart, and its serial thread reset
@@ -62,7 +66,7 @@
 #ifndef ITERS
 #define ITERS 2
 #endif
-#define NPROC NTHR
+#define NPROC NTHR		/* the threads; quiescence comes after */
 #define NADDR 3
 #define ROUND 1
 #define INSIDE 2
@@ -79,6 +83,7 @@ bit destroyed;			/* ghost: fthr_barrier_destroy returned */
 byte narrivals;			/* ghost: arrivals so far, all rounds */
 byte serials;			/* ghost: serial threads so far */
 byte finished;
+byte released;			/* ghost: threads past their last wait */
 
 #define TOUCH assert(!destroyed)
 
@@ -169,6 +174,7 @@ active [NTHR] proctype thread()
 	:: i < ITERS -> barrier_wait(); i++
 	:: else -> break
 	od;
+	released++;
 	if
 	:: _pid == 0 ->
 		/* no thread blocked any more (with COUNT == NTHR this holds
@@ -180,3 +186,30 @@ active [NTHR] proctype thread()
 	fi;
 	finished++
 }
+
+/* -DSTRAND: no lost wake-up, stated directly. With COUNT < NTHR and
+ * ITERS > 1 the program itself can strand a thread, as with any barrier:
+ * e.g. 3 threads, count 2, 2 waits each: threads 1 and 2 pass rounds 0 and
+ * 1 together and thread 0 is left alone in round 2. Such runs use pan -E
+ * (a blocked end is not an error by itself), and this process is then the
+ * lost wake-up check: whenever no thread can move (timeout), no full round
+ * is left unreleased (arrived < COUNT), every thread still in its waits is
+ * an arrival of the current, incomplete round (NTHR - released == arrived:
+ * a thread asleep in a round that was already released is no longer
+ * counted in arrived), and nobody sleeps in destroy's drain wait. At the
+ * end of a complete run it holds trivially. Without -DSTRAND a lost
+ * wake-up is an invalid end state, as in the other models. */
+#ifdef STRAND
+active proctype quiescence()
+{
+	byte i;
+
+	timeout;
+	assert(arrived < COUNT);
+	assert(NTHR - released == arrived);
+	do
+	:: i < NTHR -> assert(fsleep[i] != INSIDE); i++
+	:: else -> break
+	od
+}
+#endif

@@ -24,8 +24,9 @@ command -v spin >/dev/null 2>&1 || { echo "spin not installed: skipped"; exit 77
 command -v "$CC" >/dev/null 2>&1 || { echo "$CC not installed: skipped"; exit 77; }
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/fthr-verify.XXXXXX") || exit 2
-mkdir "$scratch/src" "$scratch/src/seeded" &&
-cp "$dir"/*.pml "$scratch/src/" && cp "$dir"/seeded/*.pml "$scratch/src/seeded/" || exit 2
+mkdir "$scratch/src" "$scratch/src/seeded" "$scratch/src/realbug" &&
+cp "$dir"/*.pml "$scratch/src/" && cp "$dir"/seeded/*.pml "$scratch/src/seeded/" &&
+cp "$dir"/realbug/*.pml "$scratch/src/realbug/" || exit 2
 
 # name | model file | spin -D options | mode | extra pan options | expect |
 #   for expect err: the error pan must report (a seeded bug must be found
@@ -43,8 +44,11 @@ cond-spurious|cond.pml|-DSPURIOUS=1 -DEINTRS=1|safety||ok|
 cond-flags|cond.pml|-DFLAGS -DTIMEOUTS=1 -DCANCELS=1|safety||ok|
 cond-signal-unlocked|cond.pml|-DSIG_UNLOCKED -DONLY_SIGNAL -DTIMEOUTS=1 -DCANCELS=1|safety||ok|
 cond-shared-unlocked|cond.pml|-DSHARED -DFLAGS -DSIG_UNLOCKED -DTIMEOUTS=1 -DCANCELS=1|safety||ok|
-cond-fixmark|cond.pml|-DFLAGS -DSIG_UNLOCKED -DFIX_MARK -DTIMEOUTS=1 -DCANCELS=1|safety||ok|
-cond-fixmark-2bcast|cond.pml|-DFLAGS -DSIG_UNLOCKED -DFIX_MARK -DFUTEX_FIFO -DNSIG=2|safety||ok|
+cond-bcast-unlocked|cond.pml|-DFLAGS -DSIG_UNLOCKED -DTIMEOUTS=1 -DCANCELS=1|safety||ok|
+cond-bcast-unlocked-fifo|cond.pml|-DFLAGS -DSIG_UNLOCKED -DFUTEX_FIFO|quick||ok|
+cond-2bcast-fifo|cond.pml|-DFLAGS -DSIG_UNLOCKED -DFUTEX_FIFO -DNSIG=2|safety||ok|
+cond-2bcast-timeouts|cond.pml|-DFLAGS -DSIG_UNLOCKED -DNSIG=2 -DTIMEOUTS=1|safety||ok|
+cond-2bcast-cancels|cond.pml|-DFLAGS -DSIG_UNLOCKED -DNSIG=2 -DCANCELS=1|safety||ok|
 rwlock|rwlock.pml|-DTIMEOUTS=1|quick||ok|
 rwlock-2writers|rwlock.pml|-DNR=1 -DNW=2 -DTIMEOUTS=1|quick||ok|
 rwlock-readerpref|rwlock.pml|-DPREFER_READER -DTIMEOUTS=1|quick||ok|
@@ -62,8 +66,12 @@ once|once.pml|-DCANCELS=2 -DSPURIOUS=1|quick||ok|
 once-forked|once.pml|-DFORKED -DCANCELS=1 -DSPURIOUS=1|quick||ok|
 barrier|barrier.pml|-DSPURIOUS=1|quick||ok|
 barrier-3rounds|barrier.pml|-DITERS=3 -DSPURIOUS=1|quick||ok|
-realbug/cond-bcast-unlocked|cond.pml|-DFLAGS -DSIG_UNLOCKED -DFUTEX_FIFO|quick||err|invalid end state
-realbug/barrier-over-count|barrier.pml|-DNTHR=4 -DCOUNT=2 -DITERS=1|quick||err|assertion violated
+barrier-over-count|barrier.pml|-DNTHR=4 -DCOUNT=2 -DITERS=1 -DSPURIOUS=1|safety||ok|
+barrier-over-count-2rounds|barrier.pml|-DNTHR=3 -DCOUNT=2 -DITERS=2 -DSPURIOUS=1 -DSTRAND|quick|-E|ok|
+barrier-count1|barrier.pml|-DNTHR=3 -DCOUNT=1 -DITERS=2|quick||ok|
+realbug/cond-bcast-unlocked|realbug/cond_rqseq.pml|-DFLAGS -DSIG_UNLOCKED -DFUTEX_FIFO|quick||err|invalid end state
+realbug/barrier-over-count|realbug/barrier_old.pml|-DNTHR=4 -DCOUNT=2 -DITERS=1|quick||err|assertion violated
+realbug/barrier-over-count-lost|realbug/barrier_old.pml|-DNTHR=4 -DCOUNT=2 -DITERS=1 -DNO_ROUND_CHECK|quick||err|invalid end state
 check/rwlock-readerpref-ltl|rwlock.pml|-DPREFER_READER -DFOREVER -DLTL_WRITER -DSEQMOD=3 -DNOSPIN|liveness||err|acceptance cycle
 seeded/mutex_unlock_nowake|seeded/mutex_unlock_nowake.pml||quick||err|invalid end state
 seeded/cond_signal_noseq|seeded/cond_signal_noseq.pml|-DONLY_SIGNAL|quick||err|invalid end state
@@ -71,6 +79,9 @@ seeded/rwlock_seq_late|seeded/rwlock_seq_late.pml||quick||err|invalid end state
 seeded/sem_cancel_nopass|seeded/sem_cancel_nopass.pml|-DNTOK=1 -DCANCELS=1|quick|-E|err|assertion violated
 seeded/once_abandon_nowake|seeded/once_abandon_nowake.pml|-DCANCELS=1|quick||err|invalid end state
 seeded/barrier_wake_first|seeded/barrier_wake_first.pml||quick||err|invalid end state
+seeded/barrier_wake_first-strand|seeded/barrier_wake_first.pml|-DNTHR=3 -DCOUNT=2 -DITERS=2 -DSTRAND|quick|-E|err|assertion violated
+seeded/barrier_nosub|seeded/barrier_nosub.pml||quick||err|assertion violated
+seeded/barrier_last_nowait|seeded/barrier_last_nowait.pml|-DNTHR=4 -DCOUNT=2 -DITERS=1|quick||err|assertion violated
 EOF
 }
 

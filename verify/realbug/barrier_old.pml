@@ -1,30 +1,32 @@
-/* verify/barrier.pml: the barrier of lib/thr_barrier.c with the drain count
- * of lib/drain.h that its destroy waits on.
+/* REAL BUG 2 (expected: spin reports an error).
+ * verify/realbug/barrier_old.pml: the barrier of lib/thr_barrier.c as it
+ * was before the fix, with the drain count of lib/drain.h that its destroy
+ * waits on. The old protocol kept round and arrived in two words:
+ *   wait   r = round; a = add_fetch(&arrived, 1);
+ *          a == count: arrived = 0 (a plain store); round = r + 1;
+ *                      futex_wake(round, all)
+ *          else: spin, then while (round == r) futex_wait(round, r)
+ * The C code now uses one 64-bit word (see verify/barrier.pml); this copy
+ * keeps the old protocol so that the bug stays reproducible.
  *
  * Words: mem[ROUND] the round (futex word), arrived (plain shared int),
  * mem[INSIDE] the drain count (futex word: count + DRAIN_WAITING).
  * NTHR threads each pass the barrier ITERS times; then thread 0 destroys
- * it (fthr_barrier_destroy: EBUSY check, fthr_drain_wait), as POSIX lets
- * it once no thread is blocked (the others may still be leaving).
- * COUNT (the init count) is NTHR by default; -DCOUNT=2 with NTHR 3 uses
- * the barrier with more threads than its count, which glibc supports
- * ("the barrier lets COUNT threads through per round").
+ * it (fthr_barrier_destroy: EBUSY check, fthr_drain_wait).
+ * COUNT (the init count) is NTHR by default; COUNT < NTHR uses the barrier
+ * with more threads than its count, which glibc supports.
  *
- * Checked:
- *   rounds     a thread whose arrival is the k-th one overall (k = 1, 2,
- *              ...) returns only once ceil(k / COUNT) rounds completed
- *              (round * COUNT >= k): nobody leaves before its round is full,
- *              and rounds never mix; exactly one serial thread per round.
- *   destroy    after fthr_barrier_destroy returned, no thread touches the
- *              barrier's memory any more (assert !destroyed at each access).
- *   no deadlock / no lost wake-up: every thread reaches its end.
+ * Checked: a thread whose arrival is the k-th one overall returns only
+ * once round * COUNT >= k; at most one serial thread per round; no access
+ * after destroy; no deadlock / no lost wake-up.
  *
- * REAL BUG found (see README.md), only when more threads than COUNT use
- * the barrier at once (-DNTHR=4 -DCOUNT=2 -DITERS=1): a thread that read
- * round r just before round r completed arrives in round r + 1 with a stale
- * r and leaves at once (assert), and an arrival between the serial thread's
+ * The bug, only when more threads than COUNT use the barrier at once
+ * (-DNTHR=4 -DCOUNT=2 -DITERS=1): a thread that read round r just before
+ * round r completed arrives in round r + 1 with a stale r and leaves at
+ * once (assertion violated), and an arrival between the serial thread's
  * add_fetch and its 'arrived = 0' store is wiped out, so a later round
- * never fills (invalid end state with -DNO_ROUND_CHECK).
+ * never fills (invalid end state with -DNO_ROUND_CHECK). See README.md,
+ * "Real bugs found", 2.
  */
 #ifndef NTHR
 #define NTHR 3
@@ -63,7 +65,7 @@ inline drain_leave()
 	lv = 0
 }
 
-/* thr_barrier.c fthr_barrier_wait */
+/* old thr_barrier.c fthr_barrier_wait */
 inline barrier_wait()
 {
 	atomic { TOUCH; mem[INSIDE]++ };	/* fthr_drain_enter(&b->inside) */
@@ -93,7 +95,7 @@ inline barrier_wait()
 	r = 0; a = 0; k = 0
 }
 
-/* thr_barrier.c fthr_barrier_destroy */
+/* old thr_barrier.c fthr_barrier_destroy */
 inline barrier_destroy()
 {
 	if

@@ -1,27 +1,65 @@
-/* SEEDED BUG (expected: spin reports an error).
+/* SEEDED BUG (expected: spin reports an invalid end state).
  * Copy of verify/barrier.pml whose serial thread wakes the sleepers before
- * it moves the round: a thread that compares after the wake and before the
- * store sleeps forever. */
+ * its add moves the round: a woken sleeper that reads round before the add
+ * goes back to sleep on the old round, and nobody wakes it again. */
 /* verify/barrier.pml: the barrier of lib/thr_barrier.c with the drain count
  * of lib/drain.h that its destroy waits on.
  *
- * Words: mem[ROUND] the round (futex word), arrived (plain shared int),
- * mem[INSIDE] the drain count (futex word: count + DRAIN_WAITING).
- * NTHR threads each pass the barrier ITERS times; then thread 0 destroys
- * it (fthr_barrier_destroy: EBUSY check, fthr_drain_wait), as POSIX lets
- * it once no thread is blocked (the others may still be leaving).
- * COUNT (the init count) is NTHR by default; -DCOUNT=2 with NTHR 3 uses
- * the barrier with more threads than its count, which glibc supports
- * ("the barrier lets COUNT threads through per round").
+ * Words: the 64-bit state = round << 32 | arrived is two fields that every
+ * atomic operation on it updates together, in one atomic step: mem[ROUND]
+ * (its round half, the futex word) and arrived (its low half).
+ * mem[INSIDE] is the drain count (futex word: count + DRAIN_WAITING).
+ *
+ * fthr_barrier_wait, step by step:
+ *   v = add_fetch(&state, 1)        one atomic RMW: r = round, a = arrived
+ *   mine = r + (a - 1) / count      the round this arrival belongs to
+ *   place = (a - 1) % count + 1
+ *   place == count (the last, the serial thread):
+ *       while (past(mine, r = round)) futex_wait(round, r)
+ *       add_fetch(&state, (1 << 32) - count)   round + 1, count arrivals off
+ *       futex_wake(round, all)
+ *   else: (spin, then) while (!past(r = round, mine)) futex_wait(round, r)
+ *   fthr_drain_leave(&inside)
+ * past(x, y) is (int)(x - y) > 0; the model's rounds are small and never
+ * wrap, so it is x > y here. The spin of FTHR_SPIN_UNTIL only reads round,
+ * which the loop's reads already cover.
+ * The release add of (1 << 32) - count is round + 1, arrived - count only
+ * if arrived >= count (else no carry reaches the round half): the model
+ * asserts that and then updates both fields.
+ *
+ * NTHR threads each pass the barrier ITERS times; COUNT (the init count) is
+ * NTHR by default. COUNT < NTHR uses the barrier with more threads than its
+ * count, which glibc supports (COUNT threads pass per round): NTHR * ITERS
+ * must then be a multiple of COUNT. Once every round has been released
+ * (all NTHR * ITERS arrivals made and round * COUNT == NTHR * ITERS), thread
+ * 0 destroys the barrier (fthr_barrier_destroy: EBUSY check, then
+ * fthr_drain_wait), as POSIX lets it once no thread is blocked (the others
+ * may still be leaving). With ITERS > 1 the program itself may then
+ * strand a thread (see quiescence below): run with -DSTRAND and pan -E.
  *
  * Checked:
- *   rounds     a thread whose arrival is the k-th one overall (k = 1, 2,
- *              ...) returns only once ceil(k / COUNT) rounds completed
- *              (round * COUNT >= k): nobody leaves before its round is full,
- *              and rounds never mix; exactly one serial thread per round.
+ *   arrival    the thread with the k-th arrival overall (k = 1, 2, ...)
+ *              computes mine = (k - 1) / COUNT and place = (k - 1) % COUNT
+ *              + 1: each round gets exactly COUNT arrivals, rounds never mix
+ *              (the invariant: round * COUNT + arrived == arrivals so far).
+ *   rounds     a thread returns only once its round is complete (round >
+ *              mine, round * COUNT >= k); the serial thread releases only
+ *              its own round (round == mine) and only with arrived >=
+ *              COUNT; exactly one serial thread per round (serials ==
+ *              round after each release).
  *   destroy    after fthr_barrier_destroy returned, no thread touches the
  *              barrier's memory any more (assert !destroyed at each access).
- *   no deadlock / no lost wake-up: every thread reaches its end.
+ *   no deadlock / no lost wake-up: every thread reaches its end (an
+ *              invalid end state otherwise), and the quiescence process
+ *              states it directly (for pan -E runs, where the program can
+ *              strand a thread).
+ *
+ * REAL BUG 2 (see README.md), now fixed in the C code: the old protocol
+ * read round and added to arrived apart, and its serial thread reset
+ * arrived with a plain store; with more threads than count a thread left a
+ * round alone, or an arrival was lost. realbug/barrier_old.pml keeps that
+ * old protocol and still reproduces it; -DNTHR=4 -DCOUNT=2 -DITERS=1 here
+ * must pass.
  */
 #ifndef NTHR
 #define NTHR 3
@@ -32,15 +70,19 @@
 #ifndef ITERS
 #define ITERS 2
 #endif
-#define NPROC NTHR
+#define NPROC NTHR		/* the threads; quiescence comes after */
 #define NADDR 3
 #define ROUND 1
 #define INSIDE 2
 #define DRAIN_WAITING 128	/* INT_MIN: the top bit of the count */
+#define TOTAL (NTHR * ITERS)	/* arrivals of the whole program */
+#if (NTHR * ITERS) % COUNT != 0
+#error "NTHR * ITERS must be a multiple of COUNT (else the last round never fills)"
+#endif
 
 #include "../futex.pml"
 
-byte arrived;			/* struct barrier arrived */
+byte arrived;			/* struct barrier state, low half */
 bit destroyed;			/* ghost: fthr_barrier_destroy returned */
 byte narrivals;			/* ghost: arrivals so far, all rounds */
 byte serials;			/* ghost: serial threads so far */
@@ -64,38 +106,57 @@ inline drain_leave()
 inline barrier_wait()
 {
 	atomic { TOUCH; mem[INSIDE]++ };	/* fthr_drain_enter(&b->inside) */
-	atomic { TOUCH; r = mem[ROUND] };	/* r = a_load_acquire(&b->round) */
-	atomic {				/* a = add_fetch(&b->arrived, 1) */
-		TOUCH; arrived++; a = arrived;
-		narrivals++; k = narrivals
+	atomic {				/* v = add_fetch(&b->state, 1) */
+		TOUCH; arrived++;
+		r = mem[ROUND]; a = arrived;	/* v >> 32, (unsigned)v */
+		narrivals++; k = narrivals;
+		assert(mem[ROUND] * COUNT + arrived == narrivals)
 	};
+	assert(a >= 1);				/* FTHR_ASSERT(a >= 1) */
+	mine = r + (a - 1) / COUNT;		/* mine = round + (a - 1) / count */
+	assert(mine == (k - 1) / COUNT);	/* the k-th arrival's round */
 	if
-	:: a == COUNT ->			/* the serial thread */
-		atomic { TOUCH; arrived = 0 };
-		/* SEEDED BUG: wake before moving the round */
-		futex_wake(ROUND, ALL);
-		atomic { TOUCH; mem[ROUND] = r + 1 };
-		serials++
-	:: else ->
-		/* FTHR_SPIN_UNTIL(round != r), then while (round == r) futex_wait */
+	:: (a - 1) % COUNT + 1 == COUNT ->	/* the serial thread */
+		assert(k % COUNT == 0);
+		/* while (past(mine, r = round_of(b))) futex_wait(rw, r) */
 		do
-		:: atomic { mem[ROUND] != r -> TOUCH }; break
-		:: atomic { mem[ROUND] == r -> TOUCH }; futex_wait(ROUND, r, fr, 0); fr = 0
+		:: atomic { mine > mem[ROUND] -> TOUCH; r = mem[ROUND] };
+			futex_wait(ROUND, r, fr, 0); fr = 0
+		:: atomic { mine <= mem[ROUND] -> TOUCH }; break
+		od;
+		/* SEEDED BUG: wake before the add moves the round */
+		atomic { TOUCH; futex_wake(ROUND, ALL) }	/* futex_wake(rw, INT_MAX) */
+		/* add_fetch(&b->state, ROUND_ONE - b->count): one atomic add */
+		atomic {
+			TOUCH;
+			assert(mem[ROUND] == mine);	/* releases its own round */
+			assert(arrived >= COUNT);	/* the carry reaches round */
+			mem[ROUND]++; arrived = arrived - COUNT;
+			serials++;
+			assert(serials == mem[ROUND])	/* one serial per round */
+		};
+	:: else ->
+		assert(k % COUNT != 0);
+		/* FTHR_SPIN_UNTIL(past(round, mine)), then
+		 * while (!past(r = round_of(b), mine)) futex_wait(rw, r) */
+		do
+		:: atomic { mem[ROUND] > mine -> TOUCH }; break
+		:: atomic { mem[ROUND] <= mine -> TOUCH; r = mem[ROUND] };
+			futex_wait(ROUND, r, fr, 0); fr = 0
 		od
 	fi;
-#ifndef NO_ROUND_CHECK
-	assert(mem[ROUND] * COUNT >= k);	/* our round is complete */
-	assert(serials <= mem[ROUND]);
-#endif
+	assert(mem[ROUND] > mine);		/* our round is complete */
+	assert(mem[ROUND] * COUNT >= k);
+	assert(serials == mem[ROUND]);
 	drain_leave();				/* fthr_drain_leave(&b->inside) */
-	r = 0; a = 0; k = 0
+	r = 0; a = 0; k = 0; mine = 0
 }
 
 /* thr_barrier.c fthr_barrier_destroy */
 inline barrier_destroy()
 {
 	if
-	:: arrived != 0 -> skip			/* EBUSY */
+	:: arrived != 0 -> skip			/* (uint32_t)state != 0: EBUSY */
 	:: else ->
 		/* fthr_drain_wait: v = or_fetch(n, DRAIN_WAITING) */
 		atomic { mem[INSIDE] = mem[INSIDE] | DRAIN_WAITING; lv = mem[INSIDE] };
@@ -112,7 +173,7 @@ inline barrier_destroy()
 
 active [NTHR] proctype thread()
 {
-	byte i, r, a, k, lv, fr;
+	byte i, r, a, k, mine, lv, fr;
 
 	do
 	:: i < ITERS -> barrier_wait(); i++
@@ -121,11 +182,39 @@ active [NTHR] proctype thread()
 	released++;
 	if
 	:: _pid == 0 ->
-#if COUNT < NTHR
-		released == NTHR;	/* more threads than count: wait for all to pass */
-#endif
+		/* no thread blocked any more (with COUNT == NTHR this holds
+		 * as soon as thread 0 returned): destroy while the others may
+		 * still be leaving */
+		narrivals == TOTAL && mem[ROUND] * COUNT == TOTAL;
 		barrier_destroy()
 	:: else -> skip
 	fi;
 	finished++
 }
+
+/* -DSTRAND: no lost wake-up, stated directly. With COUNT < NTHR and
+ * ITERS > 1 the program itself can strand a thread, as with any barrier:
+ * e.g. 3 threads, count 2, 2 waits each: threads 1 and 2 pass rounds 0 and
+ * 1 together and thread 0 is left alone in round 2. Such runs use pan -E
+ * (a blocked end is not an error by itself), and this process is then the
+ * lost wake-up check: whenever no thread can move (timeout), no full round
+ * is left unreleased (arrived < COUNT), every thread still in its waits is
+ * an arrival of the current, incomplete round (NTHR - released == arrived:
+ * a thread asleep in a round that was already released is no longer
+ * counted in arrived), and nobody sleeps in destroy's drain wait. At the
+ * end of a complete run it holds trivially. Without -DSTRAND a lost
+ * wake-up is an invalid end state, as in the other models. */
+#ifdef STRAND
+active proctype quiescence()
+{
+	byte i;
+
+	timeout;
+	assert(arrived < COUNT);
+	assert(NTHR - released == arrived);
+	do
+	:: i < NTHR -> assert(fsleep[i] != INSIDE); i++
+	:: else -> break
+	od
+}
+#endif
