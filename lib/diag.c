@@ -338,8 +338,7 @@ static struct dthread *me(void)
 	if (!t) {
 		t = calloc(1, sizeof(*t));
 		fthr_self_rec.diag = t;
-		if (checking())
-			fthr_exit_hook_arm();
+		fthr_exit_hook_arm(); /* frees it (fthr_diag_thread_exit) */
 	}
 	return t;
 }

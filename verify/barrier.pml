@@ -30,8 +30,9 @@
  * (all NTHR * ITERS arrivals made and round * COUNT == NTHR * ITERS), thread
  * 0 destroys the barrier (fthr_barrier_destroy: EBUSY check, then
  * fthr_drain_wait), as POSIX lets it once no thread is blocked (the others
- * may still be leaving). With ITERS > 1 the program itself may then
- * strand a thread (see quiescence below): run with -DSTRAND and pan -E.
+ * may still be leaving). With COUNT < NTHR and ITERS > 1 the program
+ * itself may strand a thread (see quiescence below): run those with
+ * -DSTRAND and pan -E.
  *
  * Checked:
  *   arrival    the thread with the k-th arrival overall (k = 1, 2, ...)

@@ -1,9 +1,10 @@
 /* SEEDED BUG (expected: spin reports an assertion violation).
  * Copy of verify/barrier.pml whose serial thread does not wait for its own
  * round: with more threads than count (run with -DNTHR=4 -DCOUNT=2
- * -DITERS=1) a later round's last arrival releases the earlier round,
- * which is still filling its sleepers' wake-ups, and leaves before its own
- * round is complete. */
+ * -DITERS=1) a later round's last can arrive before the earlier round was
+ * released; it then does the release add itself, for the earlier round
+ * (the release's assert round == mine fails), and its own round is left
+ * to the earlier round's last. */
 /* verify/barrier.pml: the barrier of lib/thr_barrier.c with the drain count
  * of lib/drain.h that its destroy waits on.
  *
@@ -36,8 +37,9 @@
  * (all NTHR * ITERS arrivals made and round * COUNT == NTHR * ITERS), thread
  * 0 destroys the barrier (fthr_barrier_destroy: EBUSY check, then
  * fthr_drain_wait), as POSIX lets it once no thread is blocked (the others
- * may still be leaving). With ITERS > 1 the program itself may then
- * strand a thread (see quiescence below): run with -DSTRAND and pan -E.
+ * may still be leaving). With COUNT < NTHR and ITERS > 1 the program
+ * itself may strand a thread (see quiescence below): run those with
+ * -DSTRAND and pan -E.
  *
  * Checked:
  *   arrival    the thread with the k-th arrival overall (k = 1, 2, ...)
