@@ -46,6 +46,12 @@ int fthr_futex_wait_cancelable(volatile int *addr, int expect, bool shared,
 	pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &oldtype);
 	r = fthr_futex_wait(addr, expect, shared, clk, abstime);
 	pthread_setcanceltype(oldtype, NULL);
+	/* A request that came as the wait ended (its SIGCANCEL may still be on
+	 * the way, and glibc's handler marks the thread cancelled even after
+	 * the type went back to deferred) is acted on here, still inside the
+	 * cleanup region, so the caller's cleanup passes on what the wait may
+	 * have consumed. */
+	pthread_testcancel();
 	_pthread_cleanup_pop(&buf, 0);
 	return r;
 }

@@ -82,7 +82,9 @@ static inline int fthr_tid(void)
  * when the spin gives up, between SPIN_MIN and SPIN_MAX. A spin that gives
  * up yields the cpu once (a partner on the same cpu then runs at once, no
  * futex round trip) and looks again before the caller sleeps. A thread
- * that finds fthr_spin_slots others spinning already does not spin. */
+ * about to spin for a lock that finds fthr_spin_slots others spinning
+ * already does not spin (hand-off waits are not limited: their partner
+ * runs, and during a hand-off both sides briefly spin). */
 #define FTHR_SPIN_MIN 8
 #define FTHR_SPIN_MAX 1024
 #define FTHR_SPIN_START 64
@@ -131,14 +133,21 @@ static inline void fthr_spin_learn(int budget, bool won)
 
 /* Spin (cpu relax hints) until cond holds or the budget is spent; the
  * value is whether cond held. cond may have effects (a CAS that takes). */
-#define FTHR_SPIN_UNTIL(cond)                                                  \
+/* Spin for a hand-off (cond, sem, barrier): the thread that will make
+ * cond true is running, so every waiter may spin. */
+#define FTHR_SPIN_UNTIL(cond) FTHR_SPIN_WHILE_((cond), false)
+/* Spin for a lock: at most fthr_spin_slots spinners (see above). */
+#define FTHR_SPIN_LOCK_UNTIL(cond) FTHR_SPIN_WHILE_((cond), true)
+
+#define FTHR_SPIN_WHILE_(cond, limited)                                        \
 	({                                                                     \
 		int budget_ = fthr_spin_budget(), i_ = 0;                      \
 		bool ok_ = (cond);                                             \
-		if (!ok_ && fthr_spin_enter()) {                               \
+		if (!ok_ && (!(limited) || fthr_spin_enter())) {               \
 			while (!(ok_ = (cond)) && i_++ < budget_)              \
 				arch_cpu_relax();                              \
-			fthr_spin_leave();                                     \
+			if (limited)                                           \
+				fthr_spin_leave();                             \
 			/* the spin, not the yield, decides the next budget */ \
 			fthr_spin_learn(budget_, ok_);                         \
 			if (!ok_) { /* let a partner on this cpu run first */  \

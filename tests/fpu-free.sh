@@ -34,7 +34,8 @@ fpu_insns() {
 			    ops ~ /%([xyz]mm[0-9]|mm[0-7]|st\(|st$|st,|k[0-7])/) print }' ;;
 	aarch64)
 		awk -F'\t' 'NF >= 2 { m = $2; sub(/[ \t].*/, "", m); ops = $0; sub(/^[^\t]*\t[^\t]*\t?/, "", ops);
-			gsub(/<[^>]*>/, "", ops); gsub(/\/\/.*/, "", ops);
+			# a branch or adrp target ("b000 <sym>") is an address, not a register
+			gsub(/[0-9a-f]+ <[^>]*>/, "", ops); gsub(/\/\/.*/, "", ops);
 			if (m ~ /^f/ || ops ~ /(^|[^a-z0-9_])[vqdshb][0-9]+([^0-9a-z_]|$)/) print }' ;;
 	*) echo "fpu-free.sh: no rules for arch $arch" >&2; exit 99 ;;
 	esac
