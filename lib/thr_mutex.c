@@ -389,7 +389,11 @@ int fthr_mutex_cond_lock(pthread_mutex_t *m, unsigned saved, bool marked)
 			m->__data.__count = saved;
 		return r;
 	}
-	if (marked ? a_swap_acquire(w, 2) != 0 : !fthr_lll_trylock(w))
+	/* A waiter that never slept was not requeued: like a plain lock, it
+	 * may spin while the signaller (typically about to wait itself) lets
+	 * go. One that slept keeps the mark: SWAP(2). */
+	if (marked ? a_swap_acquire(w, 2) != 0
+		   : !fthr_lll_trylock(w) && !fthr_lll_spin(w))
 		fthr_lll_wait(w, kind & FTHR_MUTEX_PSHARED, CLOCK_MONOTONIC, NULL);
 	mutex_took(m, fthr_tid(), kind);
 	m->__data.__count = saved;
