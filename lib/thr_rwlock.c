@@ -40,18 +40,22 @@
  * futex_wait. A sleeper that gives up (timeout) while the lock is free
  * repeats the wake decision, so a wake-up meant for it passes on.
  *
- * Reader bias (process-private rwlocks; BRAVO, USENIX ATC 2019, with
- * per-thread slots): read-mostly locks keep readers off the shared line.
+ * Reader bias (process-private, writer-preferring rwlocks; BRAVO, USENIX
+ * ATC 2019, with per-thread slots): read-mostly locks keep readers off the
+ * shared line. (Not for reader-preferring kinds: a revoking writer holds
+ * WRITER, so reads through state would wait behind it.)
  *   bias     OFF (readers use state), ON (readers may use their slots),
  *            DIRTY (revoked; slots may still hold the lock).
  *   rblock   a thread's 4 reader slots, a 64-byte block of a static pool
  *            (so a revoker may read it any time); claimed on the first
  *            biased read with the thread-exit hook armed, given back at
  *            thread exit when empty. nblocks: the pool's high-water mark.
- *   biased read   XCHG(free slot, l); bias == ON -> held (rdlocks and
- *            rbheld count it). Else clear the slot (as unlock) and take
- *            the state path.
- *   biased unlock XCHG(slot, NULL); if rev & 1: rev += 2, futex_wake(rev).
+ *   biased read   a thread that holds l in a slot already: nest += 1,
+ *            held (whatever the bias). Else XCHG(free slot, l); bias == ON
+ *            -> held (rdlocks and rbheld count it). Else clear the slot (as
+ *            unlock) and take the state path.
+ *   biased unlock nest > 0: nest -= 1. Else XCHG(slot, NULL); if rev & 1
+ *            (both sequentially consistent): rev += 2, futex_wake(rev).
  *   writer   on entry: bias ON -> DIRTY (new readers go to state, where a
  *            waiting writer holds them off). Holding WRITER with bias not
  *            OFF (revoke): bias = DIRTY; rev |= 1; for every slot of every
@@ -131,6 +135,7 @@ static inline bool prefers_writers(const struct rwlock *l)
 struct fthr_rblock {
 	struct rwlock *volatile slot[RSLOTS];
 	volatile int owner; /* tid of the thread it belongs to, 0: free */
+	unsigned nest[RSLOTS]; /* further read holds on a slot (owner only) */
 } __attribute__((aligned(64)));
 
 static struct fthr_rblock rblocks[RBLOCKS];
@@ -191,7 +196,9 @@ static FTHR_NOINLINE void revoke_wake(struct rwlock *l)
 static inline void biased_release(struct rwlock *l, struct fthr_rblock *b, int i)
 {
 	(void)__atomic_exchange_n(&b->slot[i], NULL, __ATOMIC_SEQ_CST);
-	if (unlikely(a_load_relaxed(&l->rev) & 1))
+	/* sequentially consistent, as the revoker's rev RMW and slot loads:
+	 * store-buffering, where acquire/release would not do */
+	if (unlikely(__atomic_load_n(&l->rev, __ATOMIC_SEQ_CST) & 1))
 		revoke_wake(l);
 }
 
@@ -202,7 +209,19 @@ static inline int try_read_biased(struct rwlock *l)
 	struct fthr_self *self = &fthr_self_rec;
 	struct fthr_rblock *b = self->rblock;
 
-	if (a_load_acquire(&l->bias) != BIAS_ON || !b)
+	if (!b)
+		return EBUSY;
+	/* A read of a lock this thread holds through a slot already counts on
+	 * that hold, whatever the bias: it must never wait for a writer that
+	 * waits for this very slot (verify/rwlock_bias.pml found that). */
+	if (self->rbheld)
+		for (int i = 0; i < RSLOTS; i++)
+			if (b->slot[i] == l) {
+				b->nest[i]++;
+				self->rdlocks++;
+				return 0;
+			}
+	if (a_load_acquire(&l->bias) != BIAS_ON)
 		return EBUSY;
 	for (int i = 0; i < RSLOTS; i++) {
 		if (b->slot[i])
@@ -228,8 +247,12 @@ static inline bool unlock_biased(struct rwlock *l)
 	for (int i = 0; i < RSLOTS; i++)
 		if (b->slot[i] == l) {
 			FTHR_ASSERT(self->rbheld > 0 && self->rdlocks > 0);
-			biased_release(l, b, i);
 			self->rdlocks--;
+			if (b->nest[i]) {
+				b->nest[i]--;
+				return true;
+			}
+			biased_release(l, b, i);
 			self->rbheld--;
 			return true;
 		}
@@ -240,7 +263,12 @@ static inline bool unlock_biased(struct rwlock *l)
  * read-mostly. */
 static inline void maybe_bias(struct rwlock *l)
 {
-	if (l->shared || a_load_relaxed(&l->bias) != BIAS_OFF)
+	/* Only writer-preferring kinds: a revoking writer holds WRITER while
+	 * it waits for biased readers, which would hold off reads through
+	 * state -- against a reader-preferring kind's promise (a reader that
+	 * waits for another reader to get in would deadlock; found by
+	 * verify/rwlock_bias.pml). */
+	if (l->shared || !prefers_writers(l) || a_load_relaxed(&l->bias) != BIAS_OFF)
 		return;
 	if (!fthr_self_rec.rblock && (fthr_self_rec.rblock_tried || !rblock_claim()))
 		return;

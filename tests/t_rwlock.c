@@ -1192,8 +1192,9 @@ START_TEST(biased_reader_holds_off_writers)
 	bw_got = 0;
 	ck_assert_int_eq(pthread_create(&r, NULL, biased_reader, &b), 0);
 	ck_assert_int_eq(harness_wait_nonzero(&b.held, 10), 1);
-	if (under_fthr())
-		ck_assert_int_eq(b.bias, 1);
+	if (under_fthr()) /* the bias is for writer-preferring kinds only */
+		ck_assert_int_eq(b.bias, bias_kinds[_i] == KIND_STATIC_NR ||
+					 bias_kinds[_i] == PTHREAD_RWLOCK_PREFER_WRITER_NP);
 	/* another reader shares it; writers cannot have it */
 	ck_assert_int_eq(pthread_rwlock_tryrdlock(&rw), 0);
 	ck_assert_int_eq(pthread_rwlock_unlock(&rw), 0);
@@ -1225,7 +1226,7 @@ START_TEST(own_biased_read_then_write_is_edeadlk)
 
 	if (!under_fthr())
 		return; /* glibc hangs here; POSIX allows either */
-	init_kind(&rw, KIND_DEFAULT, PTHREAD_PROCESS_PRIVATE);
+	init_kind(&rw, PTHREAD_RWLOCK_PREFER_WRITER_NP, PTHREAD_PROCESS_PRIVATE);
 	warm_reads(&rw);
 	ck_assert_int_eq(pthread_rwlock_rdlock(&rw), 0);
 	ck_assert_int_eq(bias_word(&rw), 1);
@@ -1249,8 +1250,12 @@ static void *short_lived_reader(void *arg)
 	pthread_rwlock_t rw;
 	long bias;
 
+	pthread_rwlockattr_t a;
+
 	(void)arg;
-	if (pthread_rwlock_init(&rw, NULL) != 0)
+	pthread_rwlockattr_init(&a);
+	pthread_rwlockattr_setkind_np(&a, PTHREAD_RWLOCK_PREFER_WRITER_NP);
+	if (pthread_rwlock_init(&rw, &a) != 0)
 		return (void *)-1L;
 	for (int i = 0; i < 32; i++)
 		if (pthread_rwlock_rdlock(&rw) || pthread_rwlock_unlock(&rw))
@@ -1307,6 +1312,56 @@ static void *rm_worker(void *arg)
 	}
 	return (void *)writes;
 }
+
+/* A writer arrives while this thread holds a (biased) read lock and waits
+ * for it: a recursive read must still be granted (writer-preferring kind),
+ * and for the default, reader-preferring kind another thread's read too. */
+static void *bias_writer_timed(void *arg)
+{
+	pthread_rwlock_t *rw = arg;
+	struct timespec dl = harness_deadline(CLOCK_REALTIME, 3000);
+	int r = pthread_rwlock_timedwrlock(rw, &dl);
+
+	if (r == 0)
+		pthread_rwlock_unlock(rw);
+	return (void *)(long)r;
+}
+
+static void *other_reader(void *arg)
+{
+	pthread_rwlock_t *rw = arg;
+	struct timespec dl = harness_deadline(CLOCK_REALTIME, 2000);
+	int r = pthread_rwlock_timedrdlock(rw, &dl);
+
+	if (r == 0)
+		pthread_rwlock_unlock(rw);
+	return (void *)(long)r;
+}
+
+START_TEST(reads_while_a_writer_waits)
+{
+	pthread_rwlock_t rw;
+	struct timespec dl;
+	pthread_t w, o;
+	int kind = _i ? KIND_DEFAULT : PTHREAD_RWLOCK_PREFER_WRITER_NP;
+
+	init_kind(&rw, kind, PTHREAD_PROCESS_PRIVATE);
+	warm_reads(&rw);
+	ck_assert_int_eq(pthread_rwlock_rdlock(&rw), 0);
+	ck_assert_int_eq(pthread_create(&w, NULL, bias_writer_timed, &rw), 0);
+	usleep(100000); /* the writer waits now */
+	dl = harness_deadline(CLOCK_REALTIME, 2000);
+	ck_assert_int_eq(pthread_rwlock_timedrdlock(&rw, &dl), 0); /* recursive */
+	ck_assert_int_eq(pthread_rwlock_unlock(&rw), 0);
+	if (kind == KIND_DEFAULT) { /* reader preference: another reader too */
+		ck_assert_int_eq(pthread_create(&o, NULL, other_reader, &rw), 0);
+		ck_assert_ptr_eq(harness_join(o, 10), NULL);
+	}
+	ck_assert_int_eq(pthread_rwlock_unlock(&rw), 0);
+	ck_assert_ptr_eq(harness_join(w, 10), NULL);
+	ck_assert_int_eq(pthread_rwlock_destroy(&rw), 0);
+}
+END_TEST
 
 START_TEST(read_mostly_stress)
 {
@@ -1366,6 +1421,7 @@ int main(void)
 			    (int)(sizeof(bias_kinds) / sizeof(bias_kinds[0])));
 	tcase_add_test(tc, own_biased_read_then_write_is_edeadlk);
 	tcase_add_test(tc, reader_slots_come_back);
+	tcase_add_loop_test(tc, reads_while_a_writer_waits, 0, 2);
 	tcase_add_loop_test(tc, read_mostly_stress, 0,
 			    (int)(sizeof(bias_kinds) / sizeof(bias_kinds[0])));
 	tc = harness_tcase(s, "priority", 20);

@@ -57,6 +57,11 @@ rwlock-private|rwlock.pml|-DPRIVATE -DTIMEOUTS=1|quick||ok|
 rwlock-private-2writers|rwlock.pml|-DPRIVATE -DNR=1 -DNW=2 -DTIMEOUTS=1|safety||ok|
 rwlock-ltl|rwlock.pml|-DFOREVER -DLTL_WRITER -DSEQMOD=3 -DNOSPIN|liveness||ok|
 rwlock-private-ltl|rwlock.pml|-DPRIVATE -DFOREVER -DLTL_WRITER -DNOSPIN|liveness||ok|
+rwlock-bias|rwlock_bias.pml|-DTIMEOUTS=1|quick||ok|
+rwlock-bias-readerpref|rwlock_bias.pml|-DPREFER_READER -DTIMEOUTS=1|quick||ok|
+rwlock-bias-2writers|rwlock_bias.pml|-DNR=1 -DNW=2 -DRECURSIVE_TRY -DNSLOT=2 -DTIMEOUTS=1|quick||ok|
+rwlock-bias-fix-nested|rwlock_bias.pml|-DRECURSIVE_READ -DFIX_NESTED -DNSLOT=2 -DNR=1 -DNW=2 -DTIMEOUTS=1|quick||ok|
+rwlock-bias-handoff-nobias|rwlock_bias.pml|-DHANDOFF -DPREFER_READER -DNOBIAS|quick||ok|
 sem|sem.pml|-DTIMEOUTS=1 -DEINTRS=1 -DCANCELS=1 -DSPURIOUS=1|quick||ok|
 sem-2posters|sem.pml|-DNPOST=2 -DTIMEOUTS=1 -DEINTRS=1 -DCANCELS=1 -DSPURIOUS=1|quick||ok|
 sem-3waiters|sem.pml|-DNWAIT=3 -DTIMEOUTS=1 -DCANCELS=1|safety||ok|
@@ -72,10 +77,18 @@ barrier-count1|barrier.pml|-DNTHR=3 -DCOUNT=1 -DITERS=2|quick||ok|
 realbug/cond-bcast-unlocked|realbug/cond_rqseq.pml|-DFLAGS -DSIG_UNLOCKED -DFUTEX_FIFO|quick||err|invalid end state
 realbug/barrier-over-count|realbug/barrier_old.pml|-DNTHR=4 -DCOUNT=2 -DITERS=1|quick||err|assertion violated
 realbug/barrier-over-count-lost|realbug/barrier_old.pml|-DNTHR=4 -DCOUNT=2 -DITERS=1 -DNO_ROUND_CHECK|quick||err|invalid end state
+realbug/rwlock-bias-recursive|rwlock_bias.pml|-DRECURSIVE_READ -DNSLOT=2 -DNR=1|quick||err|invalid end state
+realbug/rwlock-bias-handoff|rwlock_bias.pml|-DHANDOFF -DPREFER_READER|quick||err|invalid end state
 check/rwlock-readerpref-ltl|rwlock.pml|-DPREFER_READER -DFOREVER -DLTL_WRITER -DSEQMOD=3 -DNOSPIN|liveness||err|acceptance cycle
 seeded/mutex_unlock_nowake|seeded/mutex_unlock_nowake.pml||quick||err|invalid end state
 seeded/cond_signal_noseq|seeded/cond_signal_noseq.pml|-DONLY_SIGNAL|quick||err|invalid end state
 seeded/rwlock_seq_late|seeded/rwlock_seq_late.pml||quick||err|invalid end state
+seeded/rwlock_bias_noreread|seeded/rwlock_bias_noreread.pml||quick||err|assertion violated
+seeded/rwlock_bias_nowake|seeded/rwlock_bias_nowake.pml||quick||err|invalid end state
+seeded/rwlock_bias_rev_first|seeded/rwlock_bias_rev_first.pml||quick||err|invalid end state
+seeded/rwlock_bias_norecheck|seeded/rwlock_bias_norecheck.pml||quick||err|invalid end state
+seeded/rwlock_bias_late_on|seeded/rwlock_bias_late_on.pml||quick||err|assertion violated
+seeded/rwlock_bias_trywr_norevoke|seeded/rwlock_bias_trywr_norevoke.pml||quick||err|assertion violated
 seeded/sem_cancel_nopass|seeded/sem_cancel_nopass.pml|-DNTOK=1 -DCANCELS=1|quick|-E|err|assertion violated
 seeded/once_abandon_nowake|seeded/once_abandon_nowake.pml|-DCANCELS=1|quick||err|invalid end state
 seeded/barrier_wake_first|seeded/barrier_wake_first.pml||quick||err|invalid end state

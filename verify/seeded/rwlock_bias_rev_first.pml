@@ -1,0 +1,533 @@
+/* SEEDED BUG (expected: spin reports an invalid end state).
+ * Copy of verify/rwlock_bias.pml whose biased_release reads rev BEFORE it
+ * clears the slot: the order the relaxed load of rev may take on hardware
+ * that lets a load pass an earlier store (see README). A revoker that set
+ * rev's bit 0 between the read and the clear saw the slot held, and sleeps
+ * on rev with nobody to wake it. */
+/* verify/rwlock_bias.pml: the reader bias of lib/thr_rwlock.c (BRAVO with
+ * per-thread reader slots; see "Reader bias" in the file's head comment).
+ *
+ * Modeled, step by step (each shared access its own step, sequentially
+ * consistent: the C code uses SEQ_CST on the slot XCHGs, the bias store
+ * and CAS, the re-read of bias after publishing, and the rev RMWs; one
+ * load it does not make SEQ_CST, biased_release's relaxed load of rev,
+ * is discussed in README.md, and seeded/rwlock_bias_rev_first.pml shows
+ * what its reordering would do):
+ *   bias      OFF / ON / DIRTY.
+ *   slots     NSLOT per reader thread (slot[p * NSLOT + j]; one lock is
+ *             modeled, so a slot is NULL (0) or l (1)). Every reader has
+ *             its block (rblock_claim succeeded; a thread without one
+ *             reads through state, a subset of what is modeled); writers
+ *             never read, so they have none and revoke never sees its own
+ *             slot (EDEADLK is not modeled).
+ *   rev       mem[REV], a futex word: bit 0 = a revoker waits, +2 per
+ *             biased release seen while bit 0 was set.
+ *   try_read_biased   bias == ON (acquire load); first free own slot;
+ *             XCHG(slot, l); re-read bias (SEQ_CST): ON -> held (rdlocks,
+ *             rbheld); else biased_release and the state path.
+ *   biased_release   XCHG(slot, NULL); if (rev & 1) revoke_wake:
+ *             rev += 2, futex_wake(rev, INT_MAX).
+ *   unlock    rbheld and one of the caller's slots holds l -> biased
+ *             release of the first such slot (unlock_biased); else the
+ *             state unlock.
+ *   maybe_bias   after a read lock through state on rdlock's fast path
+ *             and in tryrdlock (not after rdlock_slow): bias == OFF, then
+ *             (streak: nondeterministic, either counting up or reached)
+ *             state has no WR_WAIT -> bias = ON. The reader holds its read
+ *             lock through state all along.
+ *   bias_stop wrlock's entry: bias == ON -> CAS(ON -> DIRTY).
+ *   write_acquired   holding WRITER: bias == OFF -> done; else revoke;
+ *             on failure write_release (WRITER given back, bias left
+ *             DIRTY).
+ *   revoke    bias = DIRTY; rev |= 1; for every slot: while slot == l
+ *             { v = rev; !wait -> EBUSY; slot == l -> futex_wait(rev, v)
+ *             (timed: may time out) }; rev &= ~1; success -> bias = OFF.
+ *   trywrlock try_write; write_acquired without waiting (EBUSY: WRITER
+ *             given back).
+ * The state path is abstracted: state is WRITER, the reader count and
+ * WR_WAIT (the count of writers that registered to sleep), each update one
+ * atomic step. A thread that would spin and sleep (rdlock_slow,
+ * wrlock_slow's rw_sleep_loop) blocks until its try would succeed; that
+ * this waiting loses no wake-up is rwlock.pml's result. A writer that
+ * failed its first try_write may register (WR_WAIT; that is, it sleeps) or
+ * not (it got the lock while spinning). Kind: writer-preferring (a reader
+ * holding no read lock waits while WR_WAIT), or -DPREFER_READER (glibc's
+ * and fthr's default: readers wait only for WRITER). The state path's
+ * timeouts are not modeled; the revoke's are (-DTIMEOUTS=n: timedwrlock,
+ * the futex_wait on rev may time out; fthr_abstime_check before it is the
+ * same outcome).
+ *
+ * Threads: NR readers, NW writers, ITERS rounds each. A reader's round is
+ * rdlock or tryrdlock (either); a writer's wrlock (timed with TIMEOUTS) or
+ * trywrlock. -DRECURSIVE_TRY: inside its read lock a reader takes a nested
+ * tryrdlock (a second slot with NSLOT=2).
+ *
+ * Real bug (README, real bug 3; open, lib/ unchanged): a read lock held
+ * through a slot is invisible to state, so a writer takes WRITER and waits
+ * in revoke for that reader, and meanwhile every read through state waits
+ * for WRITER:
+ *   -DRECURSIVE_READ   a nested rdlock, which fthr promises never waits
+ *             behind a writer (try_read_as's rdlocks exception): deadlock
+ *             (invalid end state) when the outer hold is biased.
+ *   -DHANDOFF -DPREFER_READER   reader 0, in its last round, holds its read
+ *             lock until reader 1 has been inside (a program that is
+ *             deadlock-free when readers wait only for a writer that holds
+ *             the lock, the reader-preferring kinds' promise): deadlock.
+ *             -DNOBIAS (the bias never goes on) is the control: no error.
+ *   -DFIX_NESTED   a candidate fix for the first (not the C code): a read
+ *             of a lock the caller already holds through a slot nests on
+ *             that hold (a count in the thread's record; no new slot, no
+ *             bias check). The hold it nests on keeps any revoker waiting
+ *             until the count is back to 0, so this is safe; it does not
+ *             help HANDOFF.
+ *
+ * Checked:
+ *   writer's critical section: it is the only writer, no reader is inside
+ *     (through state or a slot), no biased hold exists (nbias: from the
+ *     reader's ON re-read to its XCHG(slot, NULL)), and bias is OFF.
+ *   reader's critical section: no writer inside.
+ *   trywrlock succeeding: no biased hold exists (the same assertion).
+ *   no deadlock and no lost wake-up: every thread reaches its end (a
+ *     revoker left asleep on rev is an invalid end state); the last thread
+ *     to end checks that all slots are free, state is free, rev's bit 0 is
+ *     clear and nobody sleeps.
+ */
+#ifndef NR
+#define NR 2
+#endif
+#ifndef NW
+#define NW 1
+#endif
+#ifndef ITERS
+#define ITERS 2
+#endif
+#ifndef NSLOT
+#define NSLOT 1
+#endif
+#ifndef REVMOD
+#define REVMOD 64		/* bound on rev, asserted (no wrap to model): rev
+				 * moves by 2 at most once per read lock call */
+#endif
+#define NPROC (NR + NW)
+#define REV 1			/* struct rwlock rev */
+#define NADDR 2
+
+#include "../futex.pml"
+
+#ifdef PREFER_READER
+#define PREFERS_WRITERS 0
+#else
+#define PREFERS_WRITERS 1
+#endif
+
+#define OFF 0			/* BIAS_OFF */
+#define ON 1			/* BIAS_ON */
+#define DIRTY 2			/* BIAS_DIRTY */
+#define EBUSY 16
+
+byte bias = OFF;		/* struct rwlock bias */
+bit slot[NR * NSLOT];		/* the readers' slots: 1 = holds l */
+#define SL(j) (_pid * NSLOT + (j))
+
+/* struct rwlock state, abstracted */
+bit st_writer;			/* WRITER */
+byte st_readers;		/* READERS */
+byte st_wrwait;			/* writers registered (WR_WAIT set while > 0) */
+
+byte nread, nwrite;		/* ghost: in the critical section */
+byte nbias;			/* ghost: biased holds (ON re-read .. slot cleared) */
+byte ndone;			/* ghost: threads finished */
+#ifdef HANDOFF
+bit handoff;			/* the program's flag: reader 1 was in */
+#endif
+
+/* thr_rwlock.c revoke_wake */
+inline revoke_wake()
+{
+	atomic {				/* fetch_add(&rev, 2) */
+		assert(mem[REV] + 2 < REVMOD);
+		mem[REV] = mem[REV] + 2
+	};
+	futex_wake(REV, ALL)
+}
+
+/* thr_rwlock.c biased_release(l, b, j); held: a hold (not a back-out) */
+inline biased_release(j, held)
+{
+	wk = (mem[REV] & 1);			/* SEEDED BUG: rev read first */
+	atomic {				/* XCHG(&b->slot[j], NULL) */
+		slot[SL(j)] = 0;
+		if
+		:: held -> nbias--
+		:: else -> skip
+		fi
+	};
+	if
+	:: wk -> revoke_wake()
+	:: else -> skip
+	fi;
+	wk = 0
+}
+
+/* thr_rwlock.c try_read_biased: r = 0 (held through slot) or EBUSY */
+inline try_read_biased(r)
+{
+	r = EBUSY;
+#ifdef FIX_NESTED
+	if
+	:: rbheld > 0 -> nest++; rdlocks++; r = 0	/* nests on its hold */
+	:: rbheld == 0 ->
+#endif
+	if
+	:: bias == ON ->			/* a_load_acquire(&bias) == ON */
+		atomic {			/* first free slot (own, local) */
+			j = 0;
+			do
+			:: j < NSLOT && slot[SL(j)] -> j++
+			:: else -> break
+			od
+		};
+		if
+		:: j < NSLOT ->
+			slot[SL(j)] = 1;	/* XCHG(&b->slot[j], l) */
+			atomic {		/* bias == ON (SEQ_CST) */
+				if
+				:: bias == ON -> rdlocks++; rbheld++; nbias++; r = 0
+				:: else -> skip
+				fi
+			};
+			if
+			:: r != 0 -> biased_release(j, 0)
+			:: else -> skip
+			fi
+		:: else -> skip
+		fi
+	:: else -> skip
+	fi;
+#ifdef FIX_NESTED
+	fi;
+#endif
+	j = 0
+}
+
+/* thr_rwlock.c try_read (try_read_as, not handed): one attempt */
+#define READ_OK	(!st_writer && (st_wrwait == 0 || !PREFERS_WRITERS || rdlocks > 0))
+inline try_read(r)
+{
+	atomic {
+		if
+		:: READ_OK -> st_readers++; rdlocks++; r = 0
+		:: else -> r = EBUSY
+		fi
+	}
+}
+
+/* thr_rwlock.c maybe_bias (the reader holds its read lock through state) */
+inline maybe_bias()
+{
+#ifdef NOBIAS
+	skip				/* control: the bias never goes on */
+#else
+	if
+	:: bias == OFF ->			/* a_load_relaxed(&bias) == OFF */
+		if
+		:: true -> skip			/* streak < STREAK_ON: streak++ */
+		:: true ->
+			if
+			:: st_wrwait == 0 -> bias = ON	/* !(state & WR_WAIT) */
+			:: else -> skip
+			fi
+		fi
+	:: else -> skip
+	fi
+#endif
+}
+
+/* thr_rwlock.c rdlock: biased, try_read (+ maybe_bias), rdlock_slow */
+inline rdlock(r)
+{
+	try_read_biased(r);
+	if
+	:: r == 0 -> skip
+	:: else ->
+		try_read(r);
+		if
+		:: r == 0 -> maybe_bias()
+		:: else ->			/* rdlock_slow: spin, rw_sleep_loop */
+			atomic { READ_OK -> st_readers++; rdlocks++; r = 0 }
+		fi
+	fi
+}
+
+/* thr_rwlock.c fthr_rwlock_tryrdlock */
+inline tryrdlock(r)
+{
+	try_read_biased(r);
+	if
+	:: r == 0 -> skip
+	:: else ->
+		try_read(r);
+		if
+		:: r == 0 -> maybe_bias()
+		:: else -> skip			/* EBUSY */
+		fi
+	fi
+}
+
+/* thr_rwlock.c fthr_rwlock_unlock, read-held */
+inline rd_unlock()
+{
+#ifdef FIX_NESTED
+	if
+	:: nest > 0 -> nest--; rdlocks--
+	:: nest == 0 ->
+#endif
+	atomic {				/* rbheld && unlock_biased: own slots */
+		j = 0;
+		do
+		:: j < NSLOT && rbheld > 0 && !slot[SL(j)] -> j++
+		:: else -> break
+		od;
+		if
+		:: rbheld == 0 -> j = NSLOT
+		:: else -> skip
+		fi
+	};
+	if
+	:: j < NSLOT -> biased_release(j, 1); rdlocks--; rbheld--
+	:: else -> atomic { st_readers--; rdlocks-- }	/* sub_fetch(&state, 1) */
+	fi;
+	j = 0
+#ifdef FIX_NESTED
+	fi
+#endif
+}
+
+/* thr_rwlock.c try_write */
+inline try_write(r)
+{
+	atomic {
+		if
+		:: !st_writer && st_readers == 0 -> st_writer = 1; r = 0
+		:: st_writer || st_readers > 0 -> r = EBUSY
+		fi
+	}
+}
+
+/* thr_rwlock.c write_release (wake_if_free: the abstraction's blocked
+ * threads proceed by themselves once their condition holds) */
+inline write_release()
+{
+	st_writer = 0				/* and_fetch(&state, ~WRITER) */
+}
+
+/* thr_rwlock.c revoke(l, wait, ...): r = 0, EBUSY or F_ETIMEDOUT */
+inline revoke(wait, timed, r)
+{
+	r = 0;
+	bias = DIRTY;				/* store SEQ_CST */
+	mem[REV] = mem[REV] | 1;		/* fetch_or(&rev, 1) */
+	k = 0;
+	do
+	:: k < NR * NSLOT && r == 0 ->
+		do
+		:: slot[k] ->			/* while (slot == l) */
+			v = mem[REV];
+			if
+			:: !wait -> r = EBUSY
+			:: wait ->
+				if
+				:: slot[k] ->	/* still l: sleep */
+					futex_wait(REV, v, fr, timed);
+					if
+					:: fr == F_ETIMEDOUT -> r = F_ETIMEDOUT
+					:: else -> skip
+					fi;
+					fr = 0
+				:: else -> skip
+				fi
+			fi;
+			v = 0;
+			if
+			:: r != 0 -> break
+			:: else -> skip
+			fi
+		:: else -> break
+		od;
+		k++
+	:: else -> break
+	od;
+	k = 0;
+	mem[REV] = mem[REV] & ~1;		/* fetch_and(&rev, ~1) */
+	if
+	:: r == 0 -> bias = OFF			/* store release */
+	:: else -> skip
+	fi
+}
+
+/* thr_rwlock.c write_acquired: holding WRITER */
+inline write_acquired(wait, timed, r)
+{
+	if
+	:: bias == OFF -> r = 0			/* a_load_relaxed(&bias) */
+	:: bias != OFF ->
+		revoke(wait, timed, r);
+		if
+		:: r != 0 -> write_release()
+		:: else -> skip
+		fi
+	fi
+}
+
+/* thr_rwlock.c wrlock: bias_stop, try_write, wrlock_slow, write_acquired */
+inline wrlock(timed, r)
+{
+	if					/* bias_stop */
+	:: bias == ON ->
+		atomic {			/* CAS(&bias, ON, DIRTY) */
+			if
+			:: bias == ON -> bias = DIRTY
+			:: else -> skip
+			fi
+		}
+	:: bias != ON -> skip
+	fi;
+	try_write(r);
+	if
+	:: r == EBUSY ->			/* wrlock_slow */
+		if
+		:: true -> skip			/* got it while spinning */
+		:: true -> st_wrwait++;		/* rw_sleep_loop: set WR_WAIT */
+			reg = 1
+		fi;
+		atomic {
+			!st_writer && st_readers == 0 -> st_writer = 1;
+			if
+			:: reg -> st_wrwait--; reg = 0
+			:: else -> skip
+			fi
+		}
+	:: else -> skip
+	fi;
+	write_acquired(1, timed, r)
+}
+
+/* thr_rwlock.c fthr_rwlock_trywrlock */
+inline trywrlock(r)
+{
+	try_write(r);
+	if
+	:: r == 0 ->
+		write_acquired(0, 0, r);
+		if
+		:: r != 0 -> r = EBUSY
+		:: r == 0 -> skip
+		fi
+	:: else -> skip
+	fi
+}
+
+/* the last thread to finish: everything is released */
+inline finish()
+{
+	atomic {
+		assert(rdlocks == 0 && rbheld == 0);
+		ndone++;
+		if
+		:: ndone == NPROC ->
+			k = 0;
+			do
+			:: k < NR * NSLOT -> assert(!slot[k]); k++
+			:: else -> break
+			od;
+			k = 0;
+			do
+			:: k < NPROC -> assert(fsleep[k] == 0); k++
+			:: else -> break
+			od;
+			k = 0;
+			assert(!st_writer && st_readers == 0 && st_wrwait == 0);
+			assert(nbias == 0 && (mem[REV] & 1) == 0)
+		:: else -> skip
+		fi
+	}
+}
+
+active [NR] proctype reader()
+{
+	byte r, r2, i, j, k, rdlocks, rbheld;
+	bit wk;
+#ifdef FIX_NESTED
+	byte nest;			/* candidate fix: nested holds on a slot */
+#endif
+
+	do
+	:: i < ITERS ->
+#ifdef HANDOFF
+		rdlock(r);
+#else
+		if
+		:: rdlock(r)
+		:: tryrdlock(r)
+		fi;
+#endif
+		if
+		:: r == 0 ->
+#if defined(RECURSIVE_READ)
+			rdlock(r2);		/* nested: returns 0 */
+#elif defined(RECURSIVE_TRY)
+			tryrdlock(r2);
+#else
+			r2 = EBUSY;
+#endif
+			nread++;
+			assert(nwrite == 0);
+#ifdef HANDOFF
+			if			/* reader 0, last round: wait for 1 */
+			:: _pid == 0 && i == ITERS - 1 -> handoff
+			:: _pid == 1 -> handoff = 1
+			:: else -> skip
+			fi;
+#endif
+			nread--;
+			if
+			:: r2 == 0 -> rd_unlock()
+			:: else -> skip
+			fi;
+			r2 = 0;
+			rd_unlock()
+		:: else -> skip			/* tryrdlock: EBUSY */
+		fi;
+		r = 0;
+		i++
+	:: else -> break
+	od;
+	finish()
+}
+
+active [NW] proctype writer()
+{
+	byte r, i, k, v, fr, rdlocks, rbheld;
+	bit reg;
+
+	do
+	:: i < ITERS ->
+		if
+		:: wrlock(TIMEOUTS > 0, r)
+		:: trywrlock(r)
+		fi;
+		if
+		:: r == 0 ->
+			nwrite++;
+			assert(nwrite == 1 && nread == 0 && nbias == 0);
+			assert(bias == OFF);
+			nwrite--;
+			atomic { write_release() }	/* fthr_rwlock_unlock */
+		:: else -> skip			/* EBUSY, ETIMEDOUT */
+		fi;
+		r = 0;
+		i++
+	:: else -> break
+	od;
+	finish()
+}
