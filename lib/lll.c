@@ -7,14 +7,11 @@ bool fthr_lll_spin(volatile int *w)
 {
 	int budget = fthr_spin_budget(), i, v = 1;
 
-	if (!fthr_spin_enter())
-		return false;
 	/* Held, nobody asleep: the holder is likely running and about to let
 	 * go; watch the word (reads only) a while. A 2 means others sleep
 	 * already: stop, queue behind them. */
 	for (i = 0; i < budget && (v = a_load_relaxed(w)) == 1; i++)
 		arch_cpu_relax();
-	fthr_spin_leave();
 	if (v == 1) { /* let a holder on this cpu run first */
 		fthr_yield();
 		v = a_load_relaxed(w);

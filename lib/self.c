@@ -1,12 +1,10 @@
 /* lib/self.c: the per-thread record (see self.h) and fork bookkeeping. */
 #include "config.h"
 #include <sys/syscall.h>
-#include <unistd.h>
 #include "self.h"
 
 __thread struct fthr_self fthr_self_rec __attribute__((tls_model("initial-exec")));
 int fthr_fork_gen;
-int fthr_spinners, fthr_spin_slots = 1;
 
 FTHR_COLD int fthr_self_fill(void)
 {
@@ -44,8 +42,6 @@ static void fthr_atfork_child(void)
 
 __attribute__((constructor)) static void fthr_self_init(void)
 {
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
 
-	fthr_spin_slots = n > 1 ? (int)n - 1 : 0;
 	pthread_atfork(NULL, NULL, fthr_atfork_child);
 }

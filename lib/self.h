@@ -81,34 +81,12 @@ static inline int fthr_tid(void)
  * budget of relax hints: it grows when a spin ends in success and halves
  * when the spin gives up, between SPIN_MIN and SPIN_MAX. A spin that gives
  * up yields the cpu once (a partner on the same cpu then runs at once, no
- * futex round trip) and looks again before the caller sleeps. A thread
- * about to spin for a lock that finds fthr_spin_slots others spinning
- * already does not spin (hand-off waits are not limited: their partner
- * runs, and during a hand-off both sides briefly spin). */
+ * futex round trip) and looks again before the caller sleeps. (A cap on
+ * the number of threads spinning at once, cpus - 1, was tried and measured
+ * worse for contended mutexes and rwlocks: see the ChangeLog.) */
 #define FTHR_SPIN_MIN 8
 #define FTHR_SPIN_MAX 1024
 #define FTHR_SPIN_START 64
-
-/* At most fthr_spin_slots threads of the process spin at a time (the cpus
- * but one; none on a single cpu): one more spinner could only take the cpu
- * of the thread it waits for, so it sleeps at once instead. */
-extern int fthr_spinners FTHR_HIDDEN, fthr_spin_slots FTHR_HIDDEN;
-
-static inline bool fthr_spin_enter(void)
-{
-	if (__atomic_load_n(&fthr_spinners, __ATOMIC_RELAXED) >= fthr_spin_slots)
-		return false;
-	if (__atomic_add_fetch(&fthr_spinners, 1, __ATOMIC_RELAXED) > fthr_spin_slots) {
-		__atomic_sub_fetch(&fthr_spinners, 1, __ATOMIC_RELAXED);
-		return false;
-	}
-	return true;
-}
-
-static inline void fthr_spin_leave(void)
-{
-	__atomic_sub_fetch(&fthr_spinners, 1, __ATOMIC_RELAXED);
-}
 
 /* sched_yield(2), inline: the spin's last resort before a futex sleep */
 static inline void fthr_yield(void)
@@ -133,27 +111,17 @@ static inline void fthr_spin_learn(int budget, bool won)
 
 /* Spin (cpu relax hints) until cond holds or the budget is spent; the
  * value is whether cond held. cond may have effects (a CAS that takes). */
-/* Spin for a hand-off (cond, sem, barrier): the thread that will make
- * cond true is running, so every waiter may spin. */
-#define FTHR_SPIN_UNTIL(cond) FTHR_SPIN_WHILE_((cond), false)
-/* Spin for a lock: at most fthr_spin_slots spinners (see above). */
-#define FTHR_SPIN_LOCK_UNTIL(cond) FTHR_SPIN_WHILE_((cond), true)
-
-#define FTHR_SPIN_WHILE_(cond, limited)                                        \
+#define FTHR_SPIN_UNTIL(cond)                                                  \
 	({                                                                     \
 		int budget_ = fthr_spin_budget(), i_ = 0;                      \
-		bool ok_ = (cond);                                             \
-		if (!ok_ && (!(limited) || fthr_spin_enter())) {               \
-			while (!(ok_ = (cond)) && i_++ < budget_)              \
-				arch_cpu_relax();                              \
-			if (limited)                                           \
-				fthr_spin_leave();                             \
-			/* the spin, not the yield, decides the next budget */ \
-			fthr_spin_learn(budget_, ok_);                         \
-			if (!ok_) { /* let a partner on this cpu run first */  \
-				fthr_yield();                                  \
-				ok_ = (cond);                                  \
-			}                                                      \
+		bool ok_;                                                      \
+		while (!(ok_ = (cond)) && i_++ < budget_)                      \
+			arch_cpu_relax();                                      \
+		/* the spin, not the yield, decides the next budget */         \
+		fthr_spin_learn(budget_, ok_);                                 \
+		if (!ok_) { /* let a partner on this cpu run first */          \
+			fthr_yield();                                          \
+			ok_ = (cond);                                          \
 		}                                                              \
 		ok_;                                                           \
 	})

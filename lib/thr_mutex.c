@@ -156,13 +156,8 @@ static bool mutex_spin(pthread_mutex_t *m, int *spun)
 
 	if (max > ADAPTIVE_MAX_SPINS)
 		max = ADAPTIVE_MAX_SPINS;
-	if (!fthr_spin_enter()) {
-		*spun = -1;
-		return false;
-	}
 	do {
 		if (n >= max) {
-			fthr_spin_leave();
 			*spun = n;
 			return false;
 		}
@@ -172,7 +167,6 @@ static bool mutex_spin(pthread_mutex_t *m, int *spun)
 		if (backoff < 16)
 			backoff <<= 1;
 	} while (a_load_relaxed(w) != 0 || !a_cas_acquire(w, 0, 1));
-	fthr_spin_leave();
 	*spun = n;
 	return true;
 }

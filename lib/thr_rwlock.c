@@ -498,7 +498,7 @@ static FTHR_NOINLINE int rdlock_slow(struct rwlock *l, clockid_t clk,
 
 	if (a_load_relaxed(&l->writer) == fthr_tid())
 		return EDEADLK;
-	if (FTHR_SPIN_LOCK_UNTIL((r = try_read(l)) != EBUSY))
+	if (FTHR_SPIN_UNTIL((r = try_read(l)) != EBUSY))
 		return r;
 	return rw_sleep_loop(l, false, clk, abstime, timed);
 }
@@ -566,7 +566,7 @@ static FTHR_NOINLINE int wrlock_slow(struct rwlock *l, clockid_t clk,
 
 	if (a_load_relaxed(&l->writer) == fthr_tid())
 		return EDEADLK;
-	if (FTHR_SPIN_LOCK_UNTIL(try_write(l) == 0))
+	if (FTHR_SPIN_UNTIL(try_write(l) == 0))
 		return write_acquired(l, true, clk, dl);
 	r = rw_sleep_loop(l, true, clk, abstime, timed);
 	return r ? r : write_acquired(l, true, clk, dl);
