@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 #include "harness.h"
 
 TCase *harness_tcase(Suite *s, const char *name, double seconds)
@@ -122,6 +123,23 @@ void harness_mutex_init(pthread_mutex_t *m, int type, int pshared, int robust,
 	ck_assert_int_eq(pthread_mutexattr_setprotocol(&a, protocol), 0);
 	ck_assert_int_eq(pthread_mutex_init(m, &a), 0);
 	ck_assert_int_eq(pthread_mutexattr_destroy(&a), 0);
+}
+
+bool harness_under_qemu(void)
+{
+	void *head;
+	size_t len;
+
+	return syscall(SYS_get_robust_list, 0, &head, &len) != 0 && errno == ENOSYS;
+}
+
+bool harness_skip_without_robust_list(const char *test)
+{
+	if (!harness_under_qemu())
+		return false;
+	fprintf(stderr, "%s: SKIPPED, qemu does not implement set_robust_list/"
+			"get_robust_list (ENOSYS): no robust mutexes here\n", test);
+	return true;
 }
 
 bool harness_skip_under_asan(const char *test)

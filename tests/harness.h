@@ -57,6 +57,12 @@ const char *harness_object_of(void *fn);
  * as well; the cancellation tests skip there, saying so. */
 bool harness_skip_under_asan(const char *test);
 
+/* qemu-user, known by its ENOSYS for get_robust_list (a Linux kernel
+ * always has the call): no kernel robust lists there. */
+bool harness_under_qemu(void);
+/* ... and then a robust test says SKIPPED, naming the call: true. */
+bool harness_skip_without_robust_list(const char *test);
+
 /* Under ThreadSanitizer? Tests of deliberate misuse (destroying what
  * others wait on) and of destructors that run after TSan's own thread-exit
  * destructor (the last round) skip there, saying why. */

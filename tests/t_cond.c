@@ -1516,16 +1516,7 @@ static long my_voluntary_switches(void)
 
 /* Under qemu-user a thread's voluntary_ctxt_switches also counts the
  * emulator's own sleeps (on its internal locks), so there the count says
- * nothing about the waiters. qemu-user is known by its ENOSYS for
- * get_robust_list, which a Linux kernel never gives. */
-static int switches_count_the_emulator(void)
-{
-	void *head;
-	size_t len;
-
-	return syscall(SYS_get_robust_list, 0, &head, &len) != 0 && errno == ENOSYS;
-}
-
+ * nothing about the waiters. */
 static void *rq_waiter(void *arg)
 {
 	long before, after;
@@ -1547,7 +1538,7 @@ START_TEST(broadcast_requeues_onto_mutex)
 	long total = 0;
 	int i;
 
-	if (switches_count_the_emulator()) {
+	if (harness_under_qemu()) {
 		fprintf(stderr, "broadcast_requeues_onto_mutex: SKIPPED, qemu-user "
 				"(get_robust_list: ENOSYS) counts its own sleeps in "
 				"voluntary_ctxt_switches\n");

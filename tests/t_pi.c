@@ -114,28 +114,13 @@ START_TEST(counted_exclusion)
 }
 END_TEST
 
-/* Robust PI needs the kernel's robust list: qemu-user answers
- * set_robust_list/get_robust_list with ENOSYS. There the robust test says
- * SKIPPED, naming the call, and returns. */
-static int no_robust_list(const char *test)
-{
-	void *head;
-	size_t len;
-
-	if (syscall(SYS_get_robust_list, 0, &head, &len) == 0 || errno != ENOSYS)
-		return 0;
-	fprintf(stderr, "%s: SKIPPED, qemu does not implement set_robust_list/"
-			"get_robust_list (ENOSYS): no robust mutexes here\n", test);
-	return 1;
-}
-
 static void *lock_and_exit(void *a) { (void)a; return (void *)(long)pthread_mutex_lock(&pm); }
 
 START_TEST(robust_pi_owner_death)
 {
 	pthread_t t;
 
-	if (no_robust_list("robust_pi_owner_death"))
+	if (harness_skip_without_robust_list("robust_pi_owner_death"))
 		return;
 	init_pi(&pm, types[_i], PTHREAD_PROCESS_PRIVATE, PTHREAD_MUTEX_ROBUST);
 	pthread_create(&t, NULL, lock_and_exit, NULL);

@@ -13,22 +13,6 @@
 #include "harness.h"
 #include "peer_area.h"
 
-/* Robust mutexes need the kernel's robust list. qemu-user answers
- * set_robust_list/get_robust_list with ENOSYS (it cannot let the host
- * kernel walk a list in guest memory); there each test says SKIPPED,
- * naming the call, and returns. A real kernel always has the calls. */
-static int no_robust_list(const char *test)
-{
-	void *head;
-	size_t len;
-
-	if (syscall(SYS_get_robust_list, 0, &head, &len) == 0 || errno != ENOSYS)
-		return 0;
-	fprintf(stderr, "%s: SKIPPED, qemu does not implement set_robust_list/"
-			"get_robust_list (ENOSYS): no robust mutexes here\n", test);
-	return 1;
-}
-
 static void init_robust(pthread_mutex_t *m, int type, int pshared)
 {
 	harness_mutex_init(m, type, pshared, PTHREAD_MUTEX_ROBUST, PTHREAD_PRIO_NONE);
@@ -48,7 +32,7 @@ START_TEST(thread_exit_gives_ownerdead)
 {
 	pthread_t t;
 
-	if (no_robust_list("thread_exit_gives_ownerdead"))
+	if (harness_skip_without_robust_list("thread_exit_gives_ownerdead"))
 		return;
 	init_robust(&rm, types[_i], PTHREAD_PROCESS_PRIVATE);
 	ck_assert_int_eq(pthread_create(&t, NULL, lock_and_exit, NULL), 0);
@@ -75,7 +59,7 @@ START_TEST(unlock_without_consistent_is_not_recoverable)
 {
 	pthread_t t;
 
-	if (no_robust_list("unlock_without_consistent_is_not_recoverable"))
+	if (harness_skip_without_robust_list("unlock_without_consistent_is_not_recoverable"))
 		return;
 	init_robust(&rm, types[_i], PTHREAD_PROCESS_PRIVATE);
 	pthread_create(&t, NULL, lock_and_exit, NULL);
@@ -102,7 +86,7 @@ START_TEST(blocked_waiter_learns_of_death)
 	pthread_t t;
 	int64_t t0;
 
-	if (no_robust_list("blocked_waiter_learns_of_death"))
+	if (harness_skip_without_robust_list("blocked_waiter_learns_of_death"))
 		return;
 	init_robust(&rm, PTHREAD_MUTEX_NORMAL, PTHREAD_PROCESS_PRIVATE);
 	pthread_create(&t, NULL, lock_wait_exit, NULL);
@@ -129,7 +113,7 @@ START_TEST(errors_and_counts)
 	struct timespec past = { 1, 0 };
 	pthread_t t;
 
-	if (no_robust_list("errors_and_counts"))
+	if (harness_skip_without_robust_list("errors_and_counts"))
 		return;
 	ck_assert_int_eq(pthread_mutex_consistent(&plain), EINVAL);
 	init_robust(&rm, PTHREAD_MUTEX_RECURSIVE, PTHREAD_PROCESS_PRIVATE);
@@ -175,7 +159,7 @@ START_TEST(list_of_many)
 	pthread_t t;
 	int i, dead = 0;
 
-	if (no_robust_list("list_of_many"))
+	if (harness_skip_without_robust_list("list_of_many"))
 		return;
 	for (i = 0; i < 64; i++)
 		init_robust(&many[i], PTHREAD_MUTEX_NORMAL, PTHREAD_PROCESS_PRIVATE);
@@ -218,7 +202,7 @@ START_TEST(sigkill_owner_rounds)
 	enum { ROUNDS = 100 };
 	int i, dead = 0;
 
-	if (no_robust_list("sigkill_owner_rounds"))
+	if (harness_skip_without_robust_list("sigkill_owner_rounds"))
 		return;
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ck_assert_ptr_ne(sh, MAP_FAILED);
@@ -330,7 +314,7 @@ START_TEST(interop_counts_with_glibc)
 	pid_t pid;
 	int i, k;
 
-	if (no_robust_list("interop_counts_with_glibc"))
+	if (harness_skip_without_robust_list("interop_counts_with_glibc"))
 		return;
 	make_area();
 	snprintf(n, sizeof(n), "%d", N);
@@ -354,7 +338,7 @@ START_TEST(interop_glibc_owner_killed)
 	int p[2];
 	pid_t pid;
 
-	if (no_robust_list("interop_glibc_owner_killed"))
+	if (harness_skip_without_robust_list("interop_glibc_owner_killed"))
 		return;
 	make_area();
 	ck_assert_int_eq(pipe(p), 0);
@@ -376,7 +360,7 @@ START_TEST(interop_fthr_owner_killed)
 	char c;
 	pid_t holder, peer;
 
-	if (no_robust_list("interop_fthr_owner_killed"))
+	if (harness_skip_without_robust_list("interop_fthr_owner_killed"))
 		return;
 	make_area();
 	ck_assert_int_eq(pipe(p), 0);
