@@ -1,8 +1,27 @@
-/* lib/host.c: see host.h. */
+/* lib/host.c: see host.h.
+ *
+ * Cancellation stays the host's, with one hole closed. glibc acts on a
+ * cancellation request at once only while the target's cancel type is
+ * asynchronous, by sending it SIGCANCEL; fthr's cancelable waits are
+ * asynchronous only around the futex wait. A request made inside that
+ * window whose signal lands after it (the wait has returned, the type is
+ * deferred again: glibc's handler then only marks the thread cancelled and
+ * overwrites its result) would act late: after the wait's cleanup region,
+ * even after the thread returned, making pthread_join report
+ * PTHREAD_CANCELED for a thread that consumed a wake-up and returned. So
+ * pthread_cancel is wrapped: it sets the target's cancel_req, then calls
+ * the host's. A waiter, back to deferred, reads cancel_req; set, a request
+ * is on its way (the host call may not even have run yet) and the waiter
+ * waits for it to land (pthread_testcancel in a loop) while still inside
+ * the cleanup region. Not set, the host call has not seen the asynchronous
+ * type (both sides fence between their store and the host's
+ * cancelhandling word), so it sends no signal.
+ */
 #include "config.h"
 #include <dlfcn.h>
 #include "futex.h"
 #include "host.h"
+#include "self.h"
 
 struct fthr_host fthr_host;
 
@@ -24,15 +43,32 @@ bool fthr_host_resolve(void)
 {
 	if (!__atomic_load_n(&fthr_host.setspecific, __ATOMIC_ACQUIRE)) {
 		fthr_host.key_create = resolve("pthread_key_create");
+		fthr_host.cancel = resolve("pthread_cancel");
 		__atomic_store_n(&fthr_host.setspecific, resolve("pthread_setspecific"),
 				 __ATOMIC_RELEASE);
 	}
-	return fthr_host.key_create && fthr_host.setspecific;
+	return fthr_host.key_create && fthr_host.setspecific && fthr_host.cancel;
 }
 
 __attribute__((constructor)) static void fthr_host_init(void)
 {
 	fthr_host_resolve();
+}
+
+/* A cancellation request is on its way to this thread: if cancellation is
+ * enabled, act on it as soon as the host has marked it. */
+static __attribute__((noinline, cold)) void cancel_land(void)
+{
+	int state;
+
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &state);
+	pthread_setcancelstate(state, NULL);
+	if (state != PTHREAD_CANCEL_ENABLE)
+		return;
+	for (;;) {
+		pthread_testcancel();
+		fthr_yield();
+	}
 }
 
 int fthr_futex_wait_cancelable(volatile int *addr, int expect, bool shared,
@@ -46,12 +82,30 @@ int fthr_futex_wait_cancelable(volatile int *addr, int expect, bool shared,
 	pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &oldtype);
 	r = fthr_futex_wait(addr, expect, shared, clk, abstime);
 	pthread_setcanceltype(oldtype, NULL);
-	/* A request that came as the wait ended (its SIGCANCEL may still be on
-	 * the way, and glibc's handler marks the thread cancelled even after
-	 * the type went back to deferred) is acted on here, still inside the
-	 * cleanup region, so the caller's cleanup passes on what the wait may
-	 * have consumed. */
+	/* A request that came as the wait ended is acted on here, still inside
+	 * the cleanup region, so the caller's cleanup passes on what the wait
+	 * may have consumed; one whose SIGCANCEL is still on the way is waited
+	 * for (see the top of the file). */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (unlikely(__atomic_load_n(&fthr_self_rec.cancel_req, __ATOMIC_RELAXED)))
+		cancel_land();
 	pthread_testcancel();
 	_pthread_cleanup_pop(&buf, 0);
 	return r;
 }
+
+/* The target's record: its initial-exec TLS block lies at the same offset
+ * from its thread descriptor as the caller's from its own. */
+FTHR_HIDDEN int fthr_cancel(pthread_t t)
+{
+	struct fthr_self *rec = (struct fthr_self *)((char *)t +
+		((char *)&fthr_self_rec - (char *)pthread_self()));
+
+	if (!__atomic_load_n(&fthr_host.setspecific, __ATOMIC_ACQUIRE) &&
+	    !fthr_host_resolve())
+		return ENOSYS;
+	__atomic_store_n(&rec->cancel_req, 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	return fthr_host.cancel(t);
+}
+FTHR_EXPORT(pthread_cancel, fthr_cancel);

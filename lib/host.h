@@ -1,7 +1,7 @@
 /* lib/host.h: the host C library's own definitions of calls fthr also
  * defines, for the few places fthr needs the host's version underneath
- * (today: one host thread-specific key, whose destructor is fthr's
- * per-thread exit hook). Resolved once with dlvsym(RTLD_NEXT, name,
+ * (one host thread-specific key, whose destructor is fthr's per-thread exit
+ * hook; pthread_cancel, which fthr wraps, host.c). Resolved once with dlvsym(RTLD_NEXT, name,
  * version) from the library constructor, before the program runs, so no
  * fast path ever resolves anything (and no malloc can recurse into it). */
 #ifndef FTHR_HOST_H
@@ -30,6 +30,7 @@ FTHR_HIDDEN int fthr_futex_wait_cancelable(volatile int *addr, int expect,
 struct fthr_host {
 	int (*key_create)(pthread_key_t *, void (*)(void *));
 	int (*setspecific)(pthread_key_t, const void *);
+	int (*cancel)(pthread_t);
 };
 
 extern struct fthr_host fthr_host FTHR_HIDDEN;

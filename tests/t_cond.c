@@ -3,7 +3,9 @@
  * clock they name, ordering of signals against later waiters, broadcast,
  * process-shared use across fork, cancellation, and a lost-wakeup stress
  * test in the shape of glibc bug 25847. Every wait is bounded. */
+#include <signal.h>
 #include <stdlib.h>
+#include <ucontext.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -1400,6 +1402,102 @@ START_TEST(cancel_does_not_swallow_signal)
 }
 END_TEST
 
+/* A SIGCANCEL that lands after the wait returned. glibc acts on a request
+ * at once only by signal, while the waiter's cancel type is asynchronous
+ * (around its futex wait); a signal delivered late (qemu-user delivers them
+ * late; natively an IPI can) only marks the thread cancelled, and the
+ * thread would act on it after it had taken the wake-up and its token. Here
+ * the waiter keeps SIGCANCEL (32: glibc's pthread_sigmask will not block it,
+ * the raw syscall does) blocked across the wait, so the signal stays
+ * pending; the main thread cancels, signals with a token, and 50 ms later
+ * sends SIGUSR1, whose handler takes SIGCANCEL out of the mask it returns
+ * to. Correct: the waiter is cancelled inside its wait without the token,
+ * or returns with it and is not cancelled. */
+#define LATE_SIGCANCEL 32
+static struct {
+	pthread_mutex_t m;
+	pthread_cond_t c;
+	int waiting, tokens, took, handler_rc;
+} lc;
+
+static void lc_sigmask(int how)
+{
+	unsigned long set = 1UL << (LATE_SIGCANCEL - 1);
+
+	syscall(SYS_rt_sigprocmask, how, &set, NULL, sizeof(set));
+}
+
+static void lc_usr1(int sig, siginfo_t *si, void *ctx)
+{
+	ucontext_t *uc = ctx;
+
+	(void)sig; (void)si;
+	((unsigned long *)&uc->uc_sigmask)[0] &= ~(1UL << (LATE_SIGCANCEL - 1));
+}
+
+static void lc_unlock(void *arg)
+{
+	(void)arg;
+	lc.handler_rc = pthread_mutex_unlock(&lc.m);
+}
+
+static void *lc_waiter(void *arg)
+{
+	(void)arg;
+	lc_sigmask(SIG_BLOCK);
+	pthread_cleanup_push(lc_unlock, NULL);
+	pthread_mutex_lock(&lc.m);
+	lc.waiting = 1;
+	while (lc.tokens == 0)
+		pthread_cond_wait(&lc.c, &lc.m);
+	lc.tokens--;
+	lc.took = 1;
+	pthread_cleanup_pop(1);
+	/* a late request is delivered now and acted on here */
+	lc_sigmask(SIG_UNBLOCK);
+	pthread_testcancel();
+	return (void *)1L;
+}
+
+START_TEST(late_sigcancel_acts_inside_the_wait)
+{
+	struct sigaction sa, old;
+	pthread_t a;
+	void *ra;
+
+	if (harness_skip_under_asan("late_sigcancel_acts_inside_the_wait"))
+		return;
+	memset(&lc, 0, sizeof(lc));
+	init_mutex(&lc.m, PTHREAD_MUTEX_ERRORCHECK, PTHREAD_PROCESS_PRIVATE);
+	ck_assert_int_eq(pthread_cond_init(&lc.c, NULL), 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = lc_usr1;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	ck_assert_int_eq(sigaction(SIGUSR1, &sa, &old), 0);
+	ck_assert_int_eq(pthread_create(&a, NULL, lc_waiter, NULL), 0);
+	ck_assert_msg(POLL_UNTIL(&lc.m, lc.waiting == 1, 5000), "never waited");
+	ck_assert_int_eq(pthread_cancel(a), 0);
+	pthread_mutex_lock(&lc.m);
+	lc.tokens = 1;
+	ck_assert_int_eq(pthread_cond_signal(&lc.c), 0);
+	pthread_mutex_unlock(&lc.m);
+	usleep(50000);
+	pthread_kill(a, SIGUSR1); /* the waiter may have ended: no check */
+	ra = harness_join(a, 5);
+	ck_assert_int_eq(sigaction(SIGUSR1, &old, NULL), 0);
+	ck_assert_int_eq(lc.handler_rc, 0);
+	if (ra == PTHREAD_CANCELED)
+		ck_assert_msg(lc.took == 0 && lc.tokens == 1,
+			      "cancelled after taking the wake-up and the token");
+	else
+		ck_assert_msg((long)ra == 1 && lc.took == 1 && lc.tokens == 0,
+			      "returned %p, took %d, tokens %d", ra, lc.took, lc.tokens);
+	ck_assert_int_eq(pthread_cond_destroy(&lc.c), 0);
+	ck_assert_int_eq(pthread_mutex_destroy(&lc.m), 0);
+}
+END_TEST
+
 /* ==== 10. destroy ==== */
 START_TEST(destroy_no_waiters)
 {
@@ -1603,6 +1701,7 @@ int main(void)
 	tc = harness_tcase(s, "cancel", 30);
 	tcase_add_loop_test(tc, cancel_waiter_holds_mutex, 0, 3);
 	tcase_add_loop_test(tc, cancel_does_not_swallow_signal, 0, 2);
+	tcase_add_test(tc, late_sigcancel_acts_inside_the_wait);
 	tc = harness_tcase(s, "requeue", 20);
 	tcase_add_test(tc, broadcast_requeues_onto_mutex);
 	tc = harness_tcase(s, "destroy", 20);
