@@ -9,16 +9,19 @@
 #ifndef FTHR_SELF_H
 #define FTHR_SELF_H
 
+#include <limits.h>
 #include <sys/syscall.h>
 #include "fthr_impl.h"
 
 /* Thread-specific data: the first FTHR_TSD_INLINE keys live in the record
  * itself, the rest in a block allocated on first use (thr_key.c). A slot's
- * value counts only while its seq equals the key's current seq. */
+ * value counts only while its seq equals the key's current seq. Values and
+ * seqs are parallel arrays: the fast paths address a slot with one scaled
+ * %fs-relative operand, no address arithmetic. */
 #define FTHR_TSD_INLINE 16
-struct fthr_tsd_slot {
-	unsigned seq;
-	void *data;
+struct fthr_tsd_more {
+	void *data[PTHREAD_KEYS_MAX];
+	unsigned seq[PTHREAD_KEYS_MAX];
 };
 
 /* A robust list head of fthr's own, for a thread the host registered none
@@ -41,8 +44,9 @@ struct fthr_self {
 	int rbheld;		/* of which biased, in rblock (thr_rwlock.c) */
 	struct fthr_rblock *rblock; /* this thread's reader slots, or NULL */
 	bool rblock_tried;	/* asked for rblock once */
-	struct fthr_tsd_slot tsd[FTHR_TSD_INLINE];
-	struct fthr_tsd_slot *tsd_more; /* PTHREAD_KEYS_MAX slots, or NULL */
+	void *tsd_data[FTHR_TSD_INLINE];
+	unsigned tsd_seq[FTHR_TSD_INLINE];
+	struct fthr_tsd_more *tsd_more; /* every key's slot, or NULL */
 	struct fthr_robust_head own_robust;
 	/* priority-protect mutexes held (thr_mutex_pp.c): how many per
 	 * ceiling, and the priority to return to when none is */

@@ -1,9 +1,9 @@
 /* lib/thr_key.c: thread-specific data through the per-thread TLS record.
  *
- * No futex. The key table is global: keys[k].seq is odd while key k is in
+ * No futex. The key table is global: key_seq[k] is odd while key k is in
  * use and moves on (by one) at create and at delete, so a slot a thread
  * filled under an earlier life of the key never shows through: a value
- * counts only while slot.seq == keys[k].seq. Create and delete are CASes on
+ * counts only while slot seq == key_seq[k]. Create and delete are CASes on
  * seq. Every delete also advances key_epoch; a thread whose tsd_epoch is
  * behind it first clears its slots whose seq no longer matches (only the
  * thread itself writes its slots) and catches up. So the getspecific fast
@@ -27,14 +27,11 @@
 #include "objects.h"
 #include "self.h"
 
-struct key {
-	volatile unsigned seq;
-	void (*dtor)(void *);
-};
+#define TSD_MORE_SIZE sizeof(struct fthr_tsd_more)
 
-#define TSD_MORE_SIZE (PTHREAD_KEYS_MAX * sizeof(struct fthr_tsd_slot))
-
-static struct key keys[PTHREAD_KEYS_MAX];
+/* The key table, as parallel arrays (one scaled load on the fast paths) */
+static volatile unsigned key_seq[PTHREAD_KEYS_MAX];
+static void (*key_dtor[PTHREAD_KEYS_MAX])(void *);
 /* Advanced by every delete; a thread's values count without a look at the
  * seqs while its tsd_epoch equals it. */
 static volatile int key_epoch;
@@ -49,11 +46,22 @@ static inline bool in_use(unsigned seq)
 	return seq & 1;
 }
 
-FTHR_NO_SANITIZE static struct fthr_tsd_slot *slot_of(pthread_key_t k)
+/* Key k's slot of the calling thread (value and seq), or NULL data when
+ * the thread has no block for it yet. */
+struct slot {
+	void **data;
+	unsigned *seq;
+};
+
+FTHR_NO_SANITIZE static struct slot slot_of(pthread_key_t k)
 {
+	struct fthr_self *self = &fthr_self_rec;
+
 	if (k < FTHR_TSD_INLINE)
-		return &fthr_self_rec.tsd[k];
-	return fthr_self_rec.tsd_more ? &fthr_self_rec.tsd_more[k] : NULL;
+		return (struct slot){ &self->tsd_data[k], &self->tsd_seq[k] };
+	if (self->tsd_more)
+		return (struct slot){ &self->tsd_more->data[k], &self->tsd_more->seq[k] };
+	return (struct slot){ NULL, NULL };
 }
 
 /* Forget the values of deleted keys (slot.seq != key.seq), then note the
@@ -65,31 +73,31 @@ static void tsd_revalidate(void)
 	pthread_key_t k, n = self->tsd_more ? PTHREAD_KEYS_MAX : FTHR_TSD_INLINE;
 
 	for (k = 0; k < n; k++) {
-		struct fthr_tsd_slot *s = slot_of(k);
+		struct slot s = slot_of(k);
 
-		if (s->seq != keys[k].seq)
-			s->data = NULL;
+		if (*s.seq != key_seq[k])
+			*s.data = NULL;
 	}
 	self->tsd_epoch = epoch;
 }
 
 static FTHR_NOINLINE void *getspecific_slow(pthread_key_t k)
 {
-	struct fthr_tsd_slot *s;
+	struct slot s;
 
 	if (k >= PTHREAD_KEYS_MAX)
 		return NULL;
 	if (fthr_self_rec.tsd_epoch != a_load_relaxed(&key_epoch))
 		tsd_revalidate();
 	s = slot_of(k);
-	return s && s->seq == keys[k].seq ? s->data : NULL;
+	return s.data && *s.seq == key_seq[k] ? *s.data : NULL;
 }
 
 FTHR_HIDDEN void *fthr_getspecific(pthread_key_t k)
 {
 	if (likely(k < FTHR_TSD_INLINE) &&
 	    likely(fthr_self_rec.tsd_epoch == a_load_relaxed(&key_epoch)))
-		return fthr_self_rec.tsd[k].data;
+		return fthr_self_rec.tsd_data[k];
 	return getspecific_slow(k);
 }
 
@@ -135,17 +143,17 @@ FTHR_HIDDEN bool fthr_exit_hook_arm(void)
 
 static FTHR_NOINLINE int setspecific_slow(pthread_key_t k, const void *value)
 {
-	struct fthr_tsd_slot *s;
+	struct slot s;
 	unsigned seq;
 	int r;
 
-	if (k >= PTHREAD_KEYS_MAX || !in_use(seq = keys[k].seq))
+	if (k >= PTHREAD_KEYS_MAX || !in_use(seq = key_seq[k]))
 		return EINVAL;
 	if ((r = tsd_prepare(k)) != 0)
 		return r;
 	s = slot_of(k);
-	s->seq = seq;
-	s->data = (void *)value;
+	*s.seq = seq;
+	*s.data = (void *)value;
 	return 0;
 }
 
@@ -154,9 +162,9 @@ FTHR_HIDDEN int fthr_setspecific(pthread_key_t k, const void *value)
 	unsigned seq;
 
 	if (likely(k < FTHR_TSD_INLINE) && likely(fthr_self_rec.tsd_hooked) &&
-	    likely(in_use(seq = keys[k].seq))) {
-		fthr_self_rec.tsd[k].seq = seq;
-		fthr_self_rec.tsd[k].data = (void *)value;
+	    likely(in_use(seq = key_seq[k]))) {
+		fthr_self_rec.tsd_seq[k] = seq;
+		fthr_self_rec.tsd_data[k] = (void *)value;
 		return 0;
 	}
 	return setspecific_slow(k, value);
@@ -167,16 +175,16 @@ FTHR_HIDDEN int fthr_key_create(pthread_key_t *key, void (*dtor)(void *))
 	pthread_key_t k;
 
 	for (k = 0; k < PTHREAD_KEYS_MAX; k++) {
-		unsigned seq = keys[k].seq;
+		unsigned seq = key_seq[k];
 
 		/* free, and its seq not about to wrap into an old value */
 		if (in_use(seq) || seq + 2 < seq)
 			continue;
 		/* claim first, then set the destructor: no value can carry the
 		 * new seq before we return the key */
-		if (__atomic_compare_exchange_n(&keys[k].seq, &seq, seq + 1, false,
+		if (__atomic_compare_exchange_n(&key_seq[k], &seq, seq + 1, false,
 						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
-			keys[k].dtor = dtor;
+			key_dtor[k] = dtor;
 			*key = k;
 			return 0;
 		}
@@ -188,9 +196,9 @@ FTHR_HIDDEN int fthr_key_delete(pthread_key_t k)
 {
 	unsigned seq;
 
-	if (k >= PTHREAD_KEYS_MAX || !in_use(seq = keys[k].seq))
+	if (k >= PTHREAD_KEYS_MAX || !in_use(seq = key_seq[k]))
 		return EINVAL;
-	if (!__atomic_compare_exchange_n(&keys[k].seq, &seq, seq + 1, false,
+	if (!__atomic_compare_exchange_n(&key_seq[k], &seq, seq + 1, false,
 					 __ATOMIC_RELEASE, __ATOMIC_RELAXED))
 		return EINVAL;
 	/* every thread forgets its value on its next getspecific */
@@ -213,14 +221,13 @@ FTHR_NO_SANITIZE static void fthr_tsd_exit(void *unused)
 		bool ran = false;
 
 		for (k = 0; k < n; k++) {
-			struct fthr_tsd_slot *s = slot_of(k);
-			void (*dtor)(void *) = keys[k].dtor;
-			void *v;
+			struct slot s = slot_of(k);
+			void (*dtor)(void *) = key_dtor[k];
+			void *v = *s.data;
 
-			if (!s->data || s->seq != keys[k].seq || !in_use(s->seq))
+			if (!v || *s.seq != key_seq[k] || !in_use(*s.seq))
 				continue;
-			v = s->data;
-			s->data = NULL;
+			*s.data = NULL;
 			if (dtor) {
 				dtor(v);
 				ran = true;
@@ -233,7 +240,7 @@ FTHR_NO_SANITIZE static void fthr_tsd_exit(void *unused)
 		munmap(self->tsd_more, TSD_MORE_SIZE);
 	self->tsd_more = NULL;
 	for (int i = 0; i < FTHR_TSD_INLINE; i++)
-		self->tsd[i].data = NULL;
+		self->tsd_data[i] = NULL;
 	self->tsd_hooked = false;
 	fthr_rwlock_thread_exit();
 	if (fthr_diag_mode())
