@@ -54,6 +54,7 @@ struct fthr_self {
 	int pp_base_policy, pp_base_prio;
 	unsigned char pp_count[100];
 	int spin;		/* adaptive spin budget before a futex sleep */
+	int spin_free;		/* how often polls find a lock word free (lll.c) */
 	void *diag;		/* FTHR_CHECK/FTHR_PROFILE: locks held (diag.c) */
 	bool diag_busy;		/* inside diag.c: calls go to the plain functions */
 	int cancel_req;		/* set by pthread_cancel of this thread (host.c) */
