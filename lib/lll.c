@@ -5,14 +5,13 @@
 
 bool fthr_lll_spin(volatile int *w, int patience)
 {
-	int budget = fthr_spin_budget(), spent, i, v = 1;
+	int budget = fthr_spin_budget(), spent, v = 1;
 
 	/* Held, nobody asleep: the holder is likely running and about to let
 	 * go; watch the word (reads only) a while, the first read after
-	 * 'patience' relax hints (lll.h). A 2 means others sleep already:
+	 * 'patience' relax hints (self.h). A 2 means others sleep already:
 	 * stop, queue behind them. */
-	for (i = 0; i < patience; i++)
-		arch_cpu_relax();
+	fthr_be_patient(patience);
 	for (spent = patience; spent < budget && (v = a_load_relaxed(w)) == 1; spent++)
 		arch_cpu_relax();
 	if (v == 1) { /* let a holder on this cpu run first */

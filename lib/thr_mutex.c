@@ -181,7 +181,7 @@ static int mutex_wait(pthread_mutex_t *m, int kind, clockid_t clk,
 		return r;
 	if ((kind & FTHR_MUTEX_KIND_MASK) == PTHREAD_MUTEX_ADAPTIVE_NP
 		    ? !mutex_spin(m, &spun)
-		    : !fthr_lll_spin(lockword(m), FTHR_LLL_PATIENT)) {
+		    : !fthr_lll_spin(lockword(m), FTHR_PATIENCE)) {
 		r = fthr_lll_wait(lockword(m), kind & FTHR_MUTEX_PSHARED, clk,
 				  timed ? abstime : NULL);
 		if (r)
@@ -387,7 +387,7 @@ int fthr_mutex_cond_lock(pthread_mutex_t *m, unsigned saved, bool marked)
 	 * may spin while the signaller (typically about to wait itself) lets
 	 * go. One that slept keeps the mark: SWAP(2). */
 	if (marked ? a_swap_acquire(w, 2) != 0
-		   : !fthr_lll_trylock(w) && !fthr_lll_spin(w, FTHR_LLL_EAGER))
+		   : !fthr_lll_trylock(w) && !fthr_lll_spin(w, 0))
 		fthr_lll_wait(w, kind & FTHR_MUTEX_PSHARED, CLOCK_MONOTONIC, NULL);
 	mutex_took(m, fthr_tid(), kind);
 	m->__data.__count = saved;

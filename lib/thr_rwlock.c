@@ -16,7 +16,8 @@
  *            holds a read lock (its TLS record counts them): a recursive
  *            read never waits behind a writer that waits behind it.
  *   wrlock   CAS to WRITER while no WRITER and no readers.
- *   spin     a contended rdlock/wrlock retries a while (self.h) first.
+ *   spin     a contended rdlock/wrlock retries a while (self.h) first,
+ *            after FTHR_PATIENCE relax hints.
  *   sleep    under lock: rwait/wwait += 1, set RD_WAIT/WR_WAIT (private: and
  *            queue the node); then loop { try (an unlock the try misses saw
  *            the bit); pshared: s = rseq/wseq, drop lock, futex_wait(rseq/
@@ -498,6 +499,7 @@ static FTHR_NOINLINE int rdlock_slow(struct rwlock *l, clockid_t clk,
 
 	if (a_load_relaxed(&l->writer) == fthr_tid())
 		return EDEADLK;
+	fthr_be_patient(FTHR_PATIENCE);
 	if (FTHR_SPIN_UNTIL((r = try_read(l)) != EBUSY))
 		return r;
 	return rw_sleep_loop(l, false, clk, abstime, timed);
@@ -566,6 +568,7 @@ static FTHR_NOINLINE int wrlock_slow(struct rwlock *l, clockid_t clk,
 
 	if (a_load_relaxed(&l->writer) == fthr_tid())
 		return EDEADLK;
+	fthr_be_patient(FTHR_PATIENCE);
 	if (FTHR_SPIN_UNTIL(try_write(l) == 0))
 		return write_acquired(l, true, clk, dl);
 	r = rw_sleep_loop(l, true, clk, abstime, timed);
