@@ -1,9 +1,10 @@
 /* lib/host.h: the host C library's own definitions of calls fthr also
- * defines, for the few places fthr needs the host's version underneath
- * (one host thread-specific key, whose destructor is fthr's per-thread exit
- * hook; pthread_cancel, which fthr wraps, host.c). Resolved once with dlvsym(RTLD_NEXT, name,
- * version) from the library constructor, before the program runs, so no
- * fast path ever resolves anything (and no malloc can recurse into it). */
+ * defines, for the few places fthr needs the host's version underneath:
+ * one host thread-specific key, whose destructor is fthr's per-thread exit
+ * hook, and pthread_cancel, which fthr wraps (host.c). Resolved once with
+ * dlvsym(RTLD_NEXT, name, version) from the library constructor, before
+ * the program runs, so no fast path ever resolves anything (and no malloc
+ * can recurse into it). */
 #ifndef FTHR_HOST_H
 #define FTHR_HOST_H
 

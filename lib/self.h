@@ -54,7 +54,6 @@ struct fthr_self {
 	int pp_base_policy, pp_base_prio;
 	unsigned char pp_count[100];
 	int spin;		/* adaptive spin budget before a futex sleep */
-	int spin_free;		/* how often polls find a lock word free (lll.c) */
 	void *diag;		/* FTHR_CHECK/FTHR_PROFILE: locks held (diag.c) */
 	bool diag_busy;		/* inside diag.c: calls go to the plain functions */
 	int cancel_req;		/* set by pthread_cancel of this thread (host.c) */
@@ -107,8 +106,8 @@ static inline void fthr_yield(void)
  * operations. A waiter that first leaves the holder alone for about a
  * microsecond lets it run a batch at full speed, then takes over. Measured
  * on 2 cpus (bench/fthr-bench, fthr/glibc): contended mutex, tiny critical
- * sections, 2-64 threads 0.6-0.8 -> 1.3-2.5; rwlock with 50% writes, 4-8
- * threads 0.45-0.6 -> 1.05-1.3. Waits for an event that comes once, not a
+ * sections, 2-64 threads 0.6-0.8 -> 1.3-1.6; rwlock with 50% writes, 4-8
+ * threads 0.45-0.6 -> 2.3-2.7 (docs/bench-2026-11-30-third.md). Waits for an event that comes once, not a
  * lock taken again and again (a condition waiter re-taking the mutex its
  * signaller is about to release by waiting), look at once. */
 #define FTHR_PATIENCE 64

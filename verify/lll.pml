@@ -24,10 +24,11 @@ inline lll_trylock(w, ok)
 	}
 }
 
-/* lll.c fthr_lll_spin: read the word while it reads 1 (a bounded number of
- * times, then one sched_yield and one more read); if the last read saw 0,
- * CAS 0->1. Reading more often is only a delay, which the interleavings
- * already cover: one read at any moment, then the CAS. */
+/* lll.c fthr_lll_spin: after 'patience' relax hints, read the word while
+ * it reads 1 (a bounded number of times, then one sched_yield and one more
+ * read); if the last read saw 0, CAS 0->1. The patience and reading more
+ * often are only delays, which the interleavings already cover: one read at
+ * any moment, then the CAS. */
 /* -DNOSPIN leaves the spin out: it loses no behaviour (a failed read or
  * CAS is invisible to the other threads, so spinning then taking the word
  * is the same as trying the first CAS later) and saves states in the
