@@ -19,6 +19,7 @@
  */
 #include "config.h"
 #include <dlfcn.h>
+#include <errno.h>
 #include "futex.h"
 #include "host.h"
 #include "self.h"

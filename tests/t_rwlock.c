@@ -1316,25 +1316,22 @@ static void *rm_worker(void *arg)
 /* A writer arrives while this thread holds a (biased) read lock and waits
  * for it: a recursive read must still be granted (writer-preferring kind),
  * and for the default, reader-preferring kind another thread's read too. */
-static void *bias_writer_timed(void *arg)
+struct timed_lock {
+	pthread_rwlock_t *rw;
+	bool write;
+	int ms;
+};
+
+/* take the lock (timed), give it back; the lock call's result */
+static void *timed_lock_thread(void *arg)
 {
-	pthread_rwlock_t *rw = arg;
-	struct timespec dl = harness_deadline(CLOCK_REALTIME, 3000);
-	int r = pthread_rwlock_timedwrlock(rw, &dl);
+	struct timed_lock *t = arg;
+	struct timespec dl = harness_deadline(CLOCK_REALTIME, t->ms);
+	int r = t->write ? pthread_rwlock_timedwrlock(t->rw, &dl)
+			 : pthread_rwlock_timedrdlock(t->rw, &dl);
 
 	if (r == 0)
-		pthread_rwlock_unlock(rw);
-	return (void *)(long)r;
-}
-
-static void *other_reader(void *arg)
-{
-	pthread_rwlock_t *rw = arg;
-	struct timespec dl = harness_deadline(CLOCK_REALTIME, 2000);
-	int r = pthread_rwlock_timedrdlock(rw, &dl);
-
-	if (r == 0)
-		pthread_rwlock_unlock(rw);
+		pthread_rwlock_unlock(t->rw);
 	return (void *)(long)r;
 }
 
@@ -1344,17 +1341,18 @@ START_TEST(reads_while_a_writer_waits)
 	struct timespec dl;
 	pthread_t w, o;
 	int kind = _i ? KIND_DEFAULT : PTHREAD_RWLOCK_PREFER_WRITER_NP;
+	struct timed_lock writer = { &rw, true, 3000 }, reader = { &rw, false, 2000 };
 
 	init_kind(&rw, kind, PTHREAD_PROCESS_PRIVATE);
 	warm_reads(&rw);
 	ck_assert_int_eq(pthread_rwlock_rdlock(&rw), 0);
-	ck_assert_int_eq(pthread_create(&w, NULL, bias_writer_timed, &rw), 0);
+	ck_assert_int_eq(pthread_create(&w, NULL, timed_lock_thread, &writer), 0);
 	usleep(100000); /* the writer waits now */
 	dl = harness_deadline(CLOCK_REALTIME, 2000);
 	ck_assert_int_eq(pthread_rwlock_timedrdlock(&rw, &dl), 0); /* recursive */
 	ck_assert_int_eq(pthread_rwlock_unlock(&rw), 0);
 	if (kind == KIND_DEFAULT) { /* reader preference: another reader too */
-		ck_assert_int_eq(pthread_create(&o, NULL, other_reader, &rw), 0);
+		ck_assert_int_eq(pthread_create(&o, NULL, timed_lock_thread, &reader), 0);
 		ck_assert_ptr_eq(harness_join(o, 10), NULL);
 	}
 	ck_assert_int_eq(pthread_rwlock_unlock(&rw), 0);
