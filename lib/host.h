@@ -10,6 +10,7 @@
 
 #include <time.h>
 #include "fthr_impl.h"
+#include "self.h"
 
 /* libc's old-style cleanup registration (exported by glibc, declared in no
  * header): the handlers it registers run when the thread is cancelled and
@@ -27,6 +28,20 @@ FTHR_HIDDEN int fthr_futex_wait_cancelable(volatile int *addr, int expect,
 					   bool shared, clockid_t clk,
 					   const struct timespec *abstime,
 					   void (*cleanup)(void *), void *arg);
+
+/* A cancelable wait that ended in its spin, before any futex wait: a
+ * cancellation request made meanwhile is acted on here, cleanup(arg) first
+ * (passing on what the spin took). The fence orders the spin's read of the
+ * word after the waker's writes, so a request made before the wake-up is
+ * seen. */
+FTHR_HIDDEN void fthr_cancel_pending(void (*cleanup)(void *), void *arg);
+
+static inline void fthr_cancel_after_spin(void (*cleanup)(void *), void *arg)
+{
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (unlikely(__atomic_load_n(&fthr_self_rec.cancel_req, __ATOMIC_RELAXED)))
+		fthr_cancel_pending(cleanup, arg);
+}
 
 struct fthr_host {
 	int (*key_create)(pthread_key_t *, void (*)(void *));

@@ -57,6 +57,7 @@ struct fthr_self {
 	void *diag;		/* FTHR_CHECK/FTHR_PROFILE: locks held (diag.c) */
 	bool diag_busy;		/* inside diag.c: calls go to the plain functions */
 	int cancel_req;		/* set by pthread_cancel of this thread (host.c) */
+	int cancel_busy;	/* pthread_cancel calls of it in flight (host.c) */
 };
 
 extern __thread struct fthr_self fthr_self_rec

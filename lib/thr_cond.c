@@ -40,7 +40,8 @@
  * Timeouts: a waiter whose deadline passed returns 0, not ETIMEDOUT, if seq
  * moved meanwhile: the signal may have been meant for it.
  * Cancellation (a cancellation point, the host's machinery): the type is
- * asynchronous only around the futex wait; the cleanup handler leaves the
+ * asynchronous only around the futex wait, and a request made during the
+ * spin is acted on after it (host.c); the cleanup handler leaves the
  * waiter count, re-takes the mutex before the caller's handlers run, and
  * passes on a wake-up it may have consumed (one futex_wake).
  */
@@ -75,6 +76,7 @@ struct wait_ctx {
 	struct cond *c;
 	pthread_mutex_t *m;
 	unsigned saved;
+	bool slept; /* counted in sleepers, maybe requeued */
 };
 
 static void cond_cancelled(void *arg)
@@ -82,10 +84,11 @@ static void cond_cancelled(void *arg)
 	struct wait_ctx *w = arg;
 	bool shared = w->c->flags & CF_SHARED;
 
-	__atomic_fetch_sub(&w->c->sleepers, 1, __ATOMIC_RELAXED);
+	if (w->slept)
+		__atomic_fetch_sub(&w->c->sleepers, 1, __ATOMIC_RELAXED);
 	fthr_futex_wake(&w->c->seq, 1, shared); /* pass on what we may have taken */
 	fthr_drain_leave(&w->c->waiters, shared);
-	fthr_mutex_cond_lock(w->m, w->saved, true); /* it slept: maybe requeued */
+	fthr_mutex_cond_lock(w->m, w->saved, w->slept);
 }
 
 static int cond_wait(pthread_cond_t *cv, pthread_mutex_t *m, clockid_t clk,
@@ -93,7 +96,7 @@ static int cond_wait(pthread_cond_t *cv, pthread_mutex_t *m, clockid_t clk,
 {
 	struct cond *c = C(cv);
 	struct wait_ctx w = { .c = c, .m = m };
-	bool shared = c->flags & CF_SHARED, slept = false;
+	bool shared = c->flags & CF_SHARED;
 	int seq, r, lr;
 
 	if (abstime && (r = fthr_abstime_check(abstime)) != 0)
@@ -109,8 +112,9 @@ static int cond_wait(pthread_cond_t *cv, pthread_mutex_t *m, clockid_t clk,
 	}
 	if (FTHR_SPIN_UNTIL(a_load_relaxed(&c->seq) != seq)) {
 		r = 0;
+		fthr_cancel_after_spin(cond_cancelled, &w);
 	} else {
-		slept = true;
+		w.slept = true;
 		__atomic_fetch_add(&c->sleepers, 1, __ATOMIC_SEQ_CST);
 		r = fthr_futex_wait_cancelable(&c->seq, seq, shared, clk, abstime,
 					       cond_cancelled, &w);
@@ -124,7 +128,7 @@ static int cond_wait(pthread_cond_t *cv, pthread_mutex_t *m, clockid_t clk,
 	 * broadcast moved it, and before the requeue: verify/cond.pml found
 	 * that case). EOWNERDEAD / ENOTRECOVERABLE of a robust mutex outrank a
 	 * timeout. */
-	lr = fthr_mutex_cond_lock(m, w.saved, slept);
+	lr = fthr_mutex_cond_lock(m, w.saved, w.slept);
 	if (lr)
 		return lr;
 	return r == ETIMEDOUT ? ETIMEDOUT : 0;

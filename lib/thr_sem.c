@@ -17,6 +17,8 @@
  *            type is asynchronous only around the futex wait; the cleanup
  *            handler unregisters and, if tokens and other waiters remain,
  *            passes the wake-up it may have consumed on (glibc does not).
+ *            A request made during the spin is acted on after it
+ *            (host.c), the token it took posted back.
  * Every post that finds a registered waiter wakes one; a registered waiter
  * sleeps only while the value is 0: no wake-up is lost.
  */
@@ -105,14 +107,22 @@ static void sem_cancelled(void *arg)
 		fthr_futex_wake(value_word(s), 1, sem_shared(s));
 }
 
+/* Cancelled after its spin took a token: the token goes back. */
+static void sem_give_back(void *arg)
+{
+	fthr_sem_post(arg);
+}
+
 static FTHR_NOINLINE int sem_wait_slow(struct sem *s, clockid_t clk,
 				       const struct timespec *abstime, bool timed)
 {
 	uint64_t d;
 	int err = 0;
 
-	if (FTHR_SPIN_UNTIL(sem_take(s)))
+	if (FTHR_SPIN_UNTIL(sem_take(s))) {
+		fthr_cancel_after_spin(sem_give_back, s);
 		return 0;
+	}
 	if (timed && (err = fthr_abstime_check(abstime)) != 0)
 		return fail(err);
 	d = __atomic_fetch_add(&s->data, 1ull << SEM_NWAITERS_SHIFT, __ATOMIC_RELAXED);

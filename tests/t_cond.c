@@ -1479,7 +1479,7 @@ START_TEST(late_sigcancel_acts_inside_the_wait)
 	ck_assert_msg(POLL_UNTIL(&lc.m, lc.waiting == 1, 5000), "never waited");
 	/* past its spin, asleep in the futex wait: this test is about the
 	 * signal of a request made there (a request made while the waiter
-	 * still spins is another case, see the ChangeLog) */
+	 * still spins: cancel_during_spin_acts_inside_the_wait) */
 	usleep(100000);
 	ck_assert_int_eq(pthread_cancel(a), 0);
 	pthread_mutex_lock(&lc.m);
@@ -1499,6 +1499,118 @@ START_TEST(late_sigcancel_acts_inside_the_wait)
 			      "returned %p, took %d, tokens %d", ra, lc.took, lc.tokens);
 	ck_assert_int_eq(pthread_cond_destroy(&lc.c), 0);
 	ck_assert_int_eq(pthread_mutex_destroy(&lc.m), 0);
+}
+END_TEST
+
+/* A request made while the waiter still spins (before any futex wait), or
+ * pending when it entered the wait, followed by the wake-up: the wait is a
+ * cancellation point, so the request is acted on before it returns, and the
+ * wake-up and the token are left for others. The main thread cancels as
+ * soon as the waiter has announced itself and signals once the waiter has
+ * released the mutex by waiting, while the waiter most likely still spins;
+ * the rounds make that certain enough to catch a wait that returns. */
+enum { SP_ROUNDS = 40 };
+static struct {
+	pthread_mutex_t m;
+	pthread_cond_t c;
+	int waiting, tokens, took, handler_rc;
+} sp;
+
+static void sp_unlock(void *arg)
+{
+	(void)arg;
+	sp.handler_rc = pthread_mutex_unlock(&sp.m);
+}
+
+static void *sp_waiter(void *arg)
+{
+	(void)arg;
+	pthread_cleanup_push(sp_unlock, NULL);
+	pthread_mutex_lock(&sp.m);
+	__atomic_store_n(&sp.waiting, 1, __ATOMIC_RELEASE);
+	while (sp.tokens == 0)
+		pthread_cond_wait(&sp.c, &sp.m);
+	sp.tokens--;
+	sp.took = 1;
+	pthread_cleanup_pop(1);
+	return (void *)1L;
+}
+
+START_TEST(cancel_during_spin_acts_inside_the_wait)
+{
+	int64_t end;
+	pthread_t a;
+	void *ra;
+
+	if (harness_skip_under_asan("cancel_during_spin_acts_inside_the_wait"))
+		return;
+	for (int round = 0; round < SP_ROUNDS; round++) {
+		memset(&sp, 0, sizeof(sp));
+		sp.handler_rc = -1;
+		init_mutex(&sp.m, PTHREAD_MUTEX_ERRORCHECK, PTHREAD_PROCESS_PRIVATE);
+		ck_assert_int_eq(pthread_cond_init(&sp.c, NULL), 0);
+		ck_assert_int_eq(pthread_create(&a, NULL, sp_waiter, NULL), 0);
+		end = harness_now_ns(CLOCK_MONOTONIC) + 5000 * MS;
+		while (!__atomic_load_n(&sp.waiting, __ATOMIC_ACQUIRE))
+			ck_assert_msg(harness_now_ns(CLOCK_MONOTONIC) < end, "never waited");
+		ck_assert_int_eq(pthread_cancel(a), 0);
+		pthread_mutex_lock(&sp.m); /* the waiter is inside its wait */
+		sp.tokens = 1;
+		ck_assert_int_eq(pthread_cond_signal(&sp.c), 0);
+		pthread_mutex_unlock(&sp.m);
+		ra = harness_join(a, 5);
+		ck_assert_msg(ra == PTHREAD_CANCELED,
+			      "round %d: the wait returned (%p), took %d: the request "
+			      "made during the wait was not acted on", round, ra, sp.took);
+		ck_assert_int_eq(sp.handler_rc, 0); /* it held the mutex */
+		ck_assert_int_eq(sp.took, 0);
+		ck_assert_int_eq(sp.tokens, 1);
+		ck_assert_int_eq(pthread_cond_destroy(&sp.c), 0);
+		ck_assert_int_eq(pthread_mutex_destroy(&sp.m), 0);
+	}
+}
+END_TEST
+
+/* A cancelled thread's cleanup handler may wait on a condition: the wait
+ * returns (a timeout here) and the thread finishes exiting. */
+static pthread_mutex_t ch_m = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t ch_c = PTHREAD_COND_INITIALIZER;
+static int ch_rc;
+
+static void ch_handler(void *arg)
+{
+	struct timespec dl = harness_deadline(CLOCK_REALTIME, 20);
+
+	(void)arg;
+	pthread_mutex_lock(&ch_m);
+	ch_rc = pthread_cond_timedwait(&ch_c, &ch_m, &dl);
+	pthread_mutex_unlock(&ch_m);
+}
+
+static void *ch_thread(void *arg)
+{
+	(void)arg;
+	pthread_cleanup_push(ch_handler, NULL);
+	for (;;) {
+		pthread_testcancel();
+		usleep(1000);
+	}
+	pthread_cleanup_pop(0);
+	return NULL;
+}
+
+START_TEST(cleanup_handler_waits_after_cancel)
+{
+	pthread_t t;
+
+	if (harness_skip_under_asan("cleanup_handler_waits_after_cancel"))
+		return;
+	ch_rc = -1;
+	ck_assert_int_eq(pthread_create(&t, NULL, ch_thread, NULL), 0);
+	usleep(10000);
+	ck_assert_int_eq(pthread_cancel(t), 0);
+	ck_assert_ptr_eq(harness_join(t, 5), PTHREAD_CANCELED);
+	ck_assert_int_eq(ch_rc, ETIMEDOUT);
 }
 END_TEST
 
@@ -1706,6 +1818,8 @@ int main(void)
 	tcase_add_loop_test(tc, cancel_waiter_holds_mutex, 0, 3);
 	tcase_add_loop_test(tc, cancel_does_not_swallow_signal, 0, 2);
 	tcase_add_test(tc, late_sigcancel_acts_inside_the_wait);
+	tcase_add_test(tc, cancel_during_spin_acts_inside_the_wait);
+	tcase_add_test(tc, cleanup_handler_waits_after_cancel);
 	tc = harness_tcase(s, "requeue", 20);
 	tcase_add_test(tc, broadcast_requeues_onto_mutex);
 	tc = harness_tcase(s, "destroy", 20);

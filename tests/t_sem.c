@@ -910,6 +910,94 @@ START_TEST(cancel_pending_on_positive_semaphore)
 }
 END_TEST
 
+/* A request made while the waiter still spins in sem_wait (before any
+ * futex wait), then a post: the wait is a cancellation point, so the
+ * request is acted on before it returns and the token stays. The main
+ * thread cancels as soon as the waiter has announced itself and posts at
+ * once, while the waiter most likely still spins; the rounds make that
+ * certain enough to catch a wait that returns with the token. */
+enum { SP_ROUNDS = 40 };
+static sem_t sps;
+static int sp_waiting;
+
+static void *spin_cancel_fn(void *arg)
+{
+	(void)arg;
+	__atomic_store_n(&sp_waiting, 1, __ATOMIC_RELEASE);
+	if (sem_wait(&sps) != 0)
+		return (void *)2L;
+	return (void *)1L; /* returned with the token */
+}
+
+START_TEST(cancel_during_spin_keeps_the_token)
+{
+	pthread_t t;
+	int64_t end;
+	void *r;
+
+	if (harness_skip_under_asan("cancel_during_spin_keeps_the_token"))
+		return;
+	for (int round = 0; round < SP_ROUNDS; round++) {
+		ck_assert_int_eq(sem_init(&sps, 0, 0), 0);
+		sp_waiting = 0;
+		ck_assert_int_eq(pthread_create(&t, NULL, spin_cancel_fn, NULL), 0);
+		end = harness_now_ns(CLOCK_MONOTONIC) + 5000000000LL;
+		while (!__atomic_load_n(&sp_waiting, __ATOMIC_ACQUIRE))
+			ck_assert(harness_now_ns(CLOCK_MONOTONIC) < end);
+		ck_assert_int_eq(pthread_cancel(t), 0);
+		ck_assert_int_eq(sem_post(&sps), 0);
+		r = harness_join(t, 5);
+		ck_assert_msg(r == PTHREAD_CANCELED,
+			      "round %d: sem_wait returned (%p) after the request", round, r);
+		ck_assert_int_eq(val(&sps), 1);
+		assert_no_waiters(&sps);
+		ck_assert_int_eq(sem_destroy(&sps), 0);
+	}
+}
+END_TEST
+
+/* A cancelled thread's cleanup handler may wait on a semaphore: the wait
+ * returns (a timeout here) and the thread finishes exiting. */
+static int ch_rc, ch_errno;
+
+static void ch_handler(void *arg)
+{
+	struct timespec dl = harness_deadline(CLOCK_REALTIME, 20);
+
+	ch_rc = sem_timedwait(arg, &dl);
+	ch_errno = errno;
+}
+
+static void *ch_thread(void *arg)
+{
+	pthread_cleanup_push(ch_handler, arg);
+	for (;;) {
+		pthread_testcancel();
+		usleep(1000);
+	}
+	pthread_cleanup_pop(0);
+	return NULL;
+}
+
+START_TEST(cleanup_handler_waits_after_cancel)
+{
+	static sem_t s;
+	pthread_t t;
+
+	if (harness_skip_under_asan("cleanup_handler_waits_after_cancel"))
+		return;
+	ck_assert_int_eq(sem_init(&s, 0, 0), 0);
+	ch_rc = 0;
+	ck_assert_int_eq(pthread_create(&t, NULL, ch_thread, &s), 0);
+	usleep(10000);
+	ck_assert_int_eq(pthread_cancel(t), 0);
+	ck_assert_ptr_eq(harness_join(t, 5), PTHREAD_CANCELED);
+	ck_assert_int_eq(ch_rc, -1);
+	ck_assert_int_eq(ch_errno, ETIMEDOUT);
+	assert_no_waiters(&s);
+}
+END_TEST
+
 /* ==== 7. process-shared, across fork ==== */
 struct pshm {
 	sem_t a, b, m;
@@ -1473,6 +1561,8 @@ int main(void)
 	tc = harness_tcase(s, "cancel", 10);
 	tcase_add_loop_test(tc, cancel_blocked_waiter, 0, 3);
 	tcase_add_test(tc, cancel_all_blocked_waiters);
+	tcase_add_test(tc, cancel_during_spin_keeps_the_token);
+	tcase_add_test(tc, cleanup_handler_waits_after_cancel);
 	/* sem_wait and sem_timedwait only: glibc 2.36's sem_clockwait takes
 	 * a free token without acting on a pending cancellation. */
 	tcase_add_loop_test(tc, cancel_pending_on_positive_semaphore, OP_WAIT,
