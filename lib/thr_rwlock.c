@@ -505,12 +505,10 @@ static FTHR_NOINLINE int rdlock_slow(struct rwlock *l, clockid_t clk,
 	return rw_sleep_loop(l, false, clk, abstime, timed);
 }
 
-/* The uncontended read lock inline (no call out of the library), the rest
- * out of line. */
-static inline int rdlock(pthread_rwlock_t *rw, clockid_t clk,
-			 const struct timespec *abstime, bool timed)
+/* Every read lock: through the reader slots, through state, sleeping. */
+static FTHR_NOINLINE int rdlock_full(struct rwlock *l, clockid_t clk,
+				     const struct timespec *abstime, bool timed)
 {
-	struct rwlock *l = R(rw);
 	int r;
 
 	if (try_read_biased(l) == 0)
@@ -523,6 +521,24 @@ static inline int rdlock(pthread_rwlock_t *rw, clockid_t clk,
 	return rdlock_slow(l, clk, abstime, timed);
 }
 
+/* The common read lock inline (no call, no saved register): a
+ * reader-preferring lock (never biased: maybe_bias) free of writers; the
+ * rest out of line. */
+static inline int rdlock(pthread_rwlock_t *rw, clockid_t clk,
+			 const struct timespec *abstime, bool timed)
+{
+	struct rwlock *l = R(rw);
+	int s = a_load_relaxed(&l->state);
+
+	if (likely(!prefers_writers(l) && !(s & WRITER) && (s & READERS) != READERS) &&
+	    likely(__atomic_compare_exchange_n(&l->state, &s, s + 1, false,
+					       __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))) {
+		fthr_self_rec.rdlocks++;
+		return 0;
+	}
+	return rdlock_full(l, clk, abstime, timed);
+}
+
 /* After an unlock left state n: wake whom the rules say if it is free. */
 static inline void wake_if_free(struct rwlock *l, int n)
 {
@@ -533,15 +549,21 @@ static inline void wake_if_free(struct rwlock *l, int n)
 	}
 }
 
+static FTHR_NOINLINE void wake_if_free_slow(struct rwlock *l, int n)
+{
+	wake_if_free(l, n);
+}
+
 /* Give the write lock back; wake whom the rules say if it is free now. */
-static int write_release(struct rwlock *l)
+static inline int write_release(struct rwlock *l)
 {
 	int n;
 
 	FTHR_ASSERT((a_load_relaxed(&l->state) & (WRITER | READERS)) == WRITER);
 	l->writer = 0;
 	n = __atomic_and_fetch(&l->state, ~WRITER, __ATOMIC_RELEASE);
-	wake_if_free(l, n);
+	if (unlikely(n & (WR_WAIT | RD_WAIT)))
+		wake_if_free_slow(l, n);
 	return 0;
 }
 
@@ -643,9 +665,9 @@ FTHR_HIDDEN int fthr_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clk,
 	return TSAN_LOCK(l, 0, wrlock(l, clk, t, true));
 }
 
-FTHR_HIDDEN int fthr_rwlock_unlock(pthread_rwlock_t *rw)
+/* Every unlock: biased holds, the write lock, errors, wakes. */
+static FTHR_NOINLINE int unlock_slow(struct rwlock *l)
 {
-	struct rwlock *l = R(rw);
 	int s, n;
 
 	if (fthr_self_rec.rbheld && unlock_biased(l))
@@ -663,6 +685,27 @@ FTHR_HIDDEN int fthr_rwlock_unlock(pthread_rwlock_t *rw)
 	FTHR_ASSERT((n & READERS) != READERS); /* no reader count wrapped */
 	wake_if_free(l, n);
 	return 0;
+}
+
+/* The common unlocks inline (no call, no saved register): the write
+ * lock, or a read hold through state, with nobody asleep; the rest out of
+ * line. */
+FTHR_HIDDEN int fthr_rwlock_unlock(pthread_rwlock_t *rw)
+{
+	struct rwlock *l = R(rw);
+	struct fthr_self *self = &fthr_self_rec;
+	int s = a_load_relaxed(&l->state);
+
+	if (s == WRITER && l->writer == self->tid && self->tid)
+		return write_release(l);
+	if (likely(!self->rbheld && self->rdlocks &&
+		   !(s & (WRITER | WR_WAIT | RD_WAIT)) && (s & READERS)) &&
+	    likely(__atomic_compare_exchange_n(&l->state, &s, s - 1, false,
+					       __ATOMIC_RELEASE, __ATOMIC_RELAXED))) {
+		self->rdlocks--;
+		return 0;
+	}
+	return unlock_slow(l);
 }
 
 FTHR_HIDDEN int fthr_rwlock_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t *a)
