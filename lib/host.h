@@ -43,6 +43,16 @@ static inline void fthr_cancel_after_spin(void (*cleanup)(void *), void *arg)
 		fthr_cancel_pending(cleanup, arg);
 }
 
+/* pthread_testcancel for a cancellation point that need not wait: every
+ * request goes through fthr's pthread_cancel, which marks the target's
+ * cancel_req before it calls the host's, so without the mark there is
+ * nothing to act on, and the call out of the library is saved. */
+static inline void fthr_testcancel(void)
+{
+	if (unlikely(__atomic_load_n(&fthr_self_rec.cancel_req, __ATOMIC_RELAXED)))
+		pthread_testcancel();
+}
+
 struct fthr_host {
 	int (*key_create)(pthread_key_t *, void (*)(void *));
 	int (*setspecific)(pthread_key_t, const void *);

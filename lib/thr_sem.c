@@ -147,7 +147,7 @@ static FTHR_NOINLINE int sem_wait_slow(struct sem *s, clockid_t clk,
 /* Waits are cancellation points even when they need not block. */
 FTHR_HIDDEN int fthr_sem_wait(sem_t *sem)
 {
-	pthread_testcancel();
+	fthr_testcancel();
 	if (likely(sem_take(S(sem))))
 		return 0;
 	return sem_wait_slow(S(sem), CLOCK_REALTIME, NULL, false);
@@ -160,7 +160,7 @@ FTHR_HIDDEN int fthr_sem_trywait(sem_t *sem)
 
 FTHR_HIDDEN int fthr_sem_timedwait(sem_t *sem, const struct timespec *abstime)
 {
-	pthread_testcancel();
+	fthr_testcancel();
 	if (sem_take(S(sem)))
 		return 0;
 	return sem_wait_slow(S(sem), CLOCK_REALTIME, abstime, true);
@@ -173,7 +173,7 @@ FTHR_HIDDEN int fthr_sem_clockwait(sem_t *sem, clockid_t clk,
 
 	if (!fthr_futex_clock_ok(clk))
 		return fail(EINVAL);
-	pthread_testcancel();
+	fthr_testcancel();
 	if (sem_take(S(sem))) {
 		TSAN_ACQUIRE(sem);
 		return 0;
