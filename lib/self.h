@@ -44,6 +44,9 @@ struct fthr_self {
 	int rbheld;		/* of which biased, in rblock (thr_rwlock.c) */
 	struct fthr_rblock *rblock; /* this thread's reader slots, or NULL */
 	bool rblock_tried;	/* asked for rblock once */
+	const void *rb_lock;	/* re-bias: the rwlock this thread read last, */
+	int rb_writes;		/* its write count then, */
+	int rb_streak;		/* and the reads of it since (thr_rwlock.c) */
 	void *tsd_data[FTHR_TSD_INLINE];
 	unsigned tsd_seq[FTHR_TSD_INLINE];
 	struct fthr_tsd_more *tsd_more; /* every key's slot, or NULL */

@@ -41,12 +41,13 @@
  * futex_wait. A sleeper that gives up (timeout) while the lock is free
  * repeats the wake decision, so a wake-up meant for it passes on.
  *
- * Reader bias (process-private, writer-preferring rwlocks; BRAVO, USENIX
- * ATC 2019, with per-thread slots): read-mostly locks keep readers off the
- * shared line. (Not for reader-preferring kinds: a revoking writer holds
- * WRITER, so reads through state would wait behind it.)
+ * Reader bias (process-private rwlocks, every kind; BRAVO, USENIX ATC
+ * 2019, with per-thread slots): read-mostly locks keep readers off the
+ * shared line.
  *   bias     OFF (readers use state), ON (readers may use their slots),
  *            DIRTY (revoked; slots may still hold the lock).
+ *   rev      futex word: revokers at work (low 16 bits), + REV_SEEN per
+ *            biased release that saw one.
  *   rblock   a thread's 4 reader slots, a 64-byte block of a static pool
  *            (so a revoker may read it any time); claimed on the first
  *            biased read with the thread-exit hook armed, given back at
@@ -55,20 +56,29 @@
  *            held (whatever the bias). Else XCHG(free slot, l); bias == ON
  *            -> held (rdlocks and rbheld count it). Else clear the slot (as
  *            unlock) and take the state path.
- *   biased unlock nest > 0: nest -= 1. Else XCHG(slot, NULL); if rev & 1
- *            (both sequentially consistent): rev += 2, futex_wake(rev).
- *   writer   on entry: bias ON -> DIRTY (new readers go to state, where a
- *            waiting writer holds them off). Holding WRITER with bias not
- *            OFF (revoke): bias = DIRTY; rev |= 1; for every slot of every
- *            block: while slot == l { v = rev; slot == l -> futex_wait(rev, v) };
- *            rev &= ~1; bias = OFF. A timed-out or trying writer gives
- *            WRITER back and leaves bias DIRTY for the next writer.
- *            The XCHGs and rev's RMW order "slot, then bias/rev" against
+ *   biased unlock nest > 0: nest -= 1. Else XCHG(slot, NULL); if rev has
+ *            revokers (both sequentially consistent): rev += REV_SEEN,
+ *            futex_wake(rev, all).
+ *   writer   on entry: bias ON -> DIRTY (new readers go to state). Having
+ *            taken WRITER with bias not OFF, it gives WRITER back and
+ *            revokes holding nothing (reads through state go on meanwhile:
+ *            a reader-preferring kind's promise, a recursive read):
+ *            CAS bias ON -> DIRTY; rev += 1; for every slot of every
+ *            block: while slot == l { v = rev; slot == l -> futex_wait(rev,
+ *            v) }; rev -= 1; CAS bias DIRTY -> OFF; then it starts again.
+ *            Several writers may revoke at once. A timed-out or trying
+ *            writer leaves bias DIRTY for the next. WRITER is kept only
+ *            when bias reads OFF after taking it: the bias turns ON only
+ *            under a read lock through state, which WRITER excludes.
+ *            The XCHGs and the bias/rev RMWs order "slot, then bias" against
  *            "bias/rev, then slots": a reader sees the revocation or the
  *            revoker sees the reader (Dekker).
- *   re-bias  a reader holding the read lock through state, bias OFF, no
- *            writer waiting, after STREAK_ON such reads since the last
- *            write: bias = ON (write-heavy locks stay unbiased).
+ *   re-bias  a reader holding the read lock through state together with
+ *            other readers, bias OFF, no
+ *            revoker at work, no writer waiting, after STREAK_ON such reads
+ *            of the lock by this thread with no write lock in between (the
+ *            lock's 'writes' count unchanged): bias = ON (write-heavy locks
+ *            stay unbiased).
  */
 #include "config.h"
 #include <errno.h>
@@ -92,10 +102,10 @@ struct rwlock {
 	volatile int bias;	/* BIAS_OFF, BIAS_ON, BIAS_DIRTY */
 	volatile int rev;	/* revocation futex word, see the head comment */
 	unsigned flags;	/* offset 48, glibc's __flags */
-	int streak;	/* slow read locks since the last write lock */
+	int writes;	/* write locks taken, mod 2^32 (re-bias, below) */
 };
 _Static_assert(sizeof(struct rwlock) <= sizeof(pthread_rwlock_t), "rwlock fits");
-_Static_assert(__builtin_offsetof(struct rwlock, streak) == 52, "glibc's padding");
+_Static_assert(__builtin_offsetof(struct rwlock, writes) == 52, "glibc's padding");
 _Static_assert(__builtin_offsetof(struct rwlock, flags) ==
 	       __builtin_offsetof(pthread_rwlock_t, __data.__flags), "__flags at 48");
 _Static_assert(__builtin_offsetof(struct rwlock, shared) ==
@@ -129,7 +139,9 @@ static inline bool prefers_writers(const struct rwlock *l)
 #define BIAS_OFF 0
 #define BIAS_ON 1
 #define BIAS_DIRTY 2
+#ifndef STREAK_ON
 #define STREAK_ON 8
+#endif
 #define RSLOTS 4
 #define RBLOCKS 128
 
@@ -187,9 +199,14 @@ FTHR_NO_SANITIZE void fthr_rwlock_thread_exit(void)
 		__atomic_store_n(&b->owner, 0, __ATOMIC_RELEASE);
 }
 
+/* rev: revokers at work in the low 16 bits, biased releases seen by them
+ * above it */
+#define REV_REVOKERS 0xffff
+#define REV_SEEN 0x10000
+
 static FTHR_NOINLINE void revoke_wake(struct rwlock *l)
 {
-	__atomic_fetch_add(&l->rev, 2, __ATOMIC_SEQ_CST);
+	__atomic_fetch_add(&l->rev, REV_SEEN, __ATOMIC_SEQ_CST);
 	fthr_futex_wake(&l->rev, INT_MAX, false);
 }
 
@@ -199,7 +216,7 @@ static inline void biased_release(struct rwlock *l, struct fthr_rblock *b, int i
 	(void)__atomic_exchange_n(&b->slot[i], NULL, __ATOMIC_SEQ_CST);
 	/* sequentially consistent, as the revoker's rev RMW and slot loads:
 	 * store-buffering, where acquire/release would not do */
-	if (unlikely(__atomic_load_n(&l->rev, __ATOMIC_SEQ_CST) & 1))
+	if (unlikely(__atomic_load_n(&l->rev, __ATOMIC_SEQ_CST) & REV_REVOKERS))
 		revoke_wake(l);
 }
 
@@ -261,22 +278,32 @@ static inline bool unlock_biased(struct rwlock *l)
 }
 
 /* After a read lock through state: turn the bias on when the lock looks
- * read-mostly. */
+ * read-mostly: this thread's last STREAK_ON reads were of this lock with
+ * no write lock taken in between. The count is the thread's own (writing
+ * the lock's line on every read would cost the readers more than the
+ * bias saves them). */
 static inline void maybe_bias(struct rwlock *l)
 {
-	/* Only writer-preferring kinds: a revoking writer holds WRITER while
-	 * it waits for biased readers, which would hold off reads through
-	 * state -- against a reader-preferring kind's promise (a reader that
-	 * waits for another reader to get in would deadlock; found by
-	 * verify/rwlock_bias.pml). */
-	if (l->shared || !prefers_writers(l) || a_load_relaxed(&l->bias) != BIAS_OFF)
+	struct fthr_self *self = &fthr_self_rec;
+	int w = a_load_relaxed(&l->writes);
+
+	/* only a lock read by several threads at once gains: the bias moves
+	 * their reads off the shared line (a lock one thread reads alone
+	 * stays on the cheaper state path) */
+	if ((a_load_relaxed(&l->state) & READERS) < 2)
 		return;
-	if (!fthr_self_rec.rblock && (fthr_self_rec.rblock_tried || !rblock_claim()))
-		return;
-	if (a_load_relaxed(&l->streak) < STREAK_ON) {
-		a_store_relaxed(&l->streak, a_load_relaxed(&l->streak) + 1);
+	if (self->rb_lock != l || self->rb_writes != w) {
+		self->rb_lock = l;
+		self->rb_writes = w;
+		self->rb_streak = 0;
 		return;
 	}
+	if (++self->rb_streak < STREAK_ON || l->shared ||
+	    a_load_relaxed(&l->bias) != BIAS_OFF ||
+	    (a_load_relaxed(&l->rev) & REV_REVOKERS))
+		return;
+	if (!self->rblock && (self->rblock_tried || !rblock_claim()))
+		return;
 	if (!(a_load_relaxed(&l->state) & WR_WAIT))
 		__atomic_store_n(&l->bias, BIAS_ON, __ATOMIC_RELEASE);
 }
@@ -291,18 +318,21 @@ static inline void bias_stop(struct rwlock *l)
 					    __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
 }
 
-/* Holding WRITER: wait until no slot holds l. 'wait' false: only look.
- * Returns 0 (bias OFF now), EBUSY (a slot holds it and !wait), EDEADLK
- * (the caller's own slot holds it), or for a deadline (abstime not NULL)
- * EINVAL or ETIMEDOUT. */
+/* A writer that found the bias on, holding nothing: wait until no slot
+ * holds l. 'wait' false: only look. Returns 0 (every slot was seen free
+ * with the bias off for new readers; OFF now, unless a reader turned it on
+ * again meanwhile), EBUSY (a slot holds it and !wait), EDEADLK (the
+ * caller's own slot holds it), or for a deadline (abstime not NULL) EINVAL
+ * or ETIMEDOUT. Several may run at once (rev counts them). */
 static FTHR_NOINLINE int revoke(struct rwlock *l, bool wait, clockid_t clk,
 				const struct timespec *abstime)
 {
 	struct fthr_rblock *mine = fthr_self_rec.rblock;
-	int r = 0, n;
+	int r = 0, n, on = BIAS_ON, dirty = BIAS_DIRTY;
 
-	__atomic_store_n(&l->bias, BIAS_DIRTY, __ATOMIC_SEQ_CST);
-	__atomic_fetch_or(&l->rev, 1, __ATOMIC_SEQ_CST);
+	__atomic_compare_exchange_n(&l->bias, &on, BIAS_DIRTY, false,
+				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	__atomic_fetch_add(&l->rev, 1, __ATOMIC_SEQ_CST);
 	n = __atomic_load_n(&nblocks, __ATOMIC_SEQ_CST);
 	for (int i = 0; i < n && !r; i++)
 		for (int j = 0; j < RSLOTS && !r; j++) {
@@ -324,11 +354,14 @@ static FTHR_NOINLINE int revoke(struct rwlock *l, bool wait, clockid_t clk,
 					break;
 			}
 		}
-	__atomic_fetch_and(&l->rev, ~1, __ATOMIC_RELAXED);
+	__atomic_fetch_sub(&l->rev, 1, __ATOMIC_RELAXED);
 	/* (A slot may hold l again already: a reader that published it after
-	 * the scan sees the bias is not ON and takes it back.) */
+	 * the scan sees the bias is not ON and takes it back.) Only DIRTY ->
+	 * OFF: another revoker may have finished, and a reader turned the
+	 * bias on again, with readers in their slots. */
 	if (!r)
-		__atomic_store_n(&l->bias, BIAS_OFF, __ATOMIC_RELEASE);
+		__atomic_compare_exchange_n(&l->bias, &dirty, BIAS_OFF, false,
+					    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
 	return r;
 }
 
@@ -521,16 +554,18 @@ static FTHR_NOINLINE int rdlock_full(struct rwlock *l, clockid_t clk,
 	return rdlock_slow(l, clk, abstime, timed);
 }
 
-/* The common read lock inline (no call, no saved register): a
- * reader-preferring lock (never biased: maybe_bias) free of writers; the
- * rest out of line. */
+/* The common read lock inline (no call, no saved register): nobody holds
+ * or waits for l, its bias is not on and the caller holds no biased read;
+ * the rest out of line, where a read that finds other readers holding l
+ * may turn the bias on (maybe_bias). */
 static inline int rdlock(pthread_rwlock_t *rw, clockid_t clk,
 			 const struct timespec *abstime, bool timed)
 {
 	struct rwlock *l = R(rw);
 	int s = a_load_relaxed(&l->state);
 
-	if (likely(!prefers_writers(l) && !(s & WRITER) && (s & READERS) != READERS) &&
+	if (likely(!(s & (WRITER | WR_WAIT | READERS)) &&
+		   a_load_relaxed(&l->bias) != BIAS_ON && !fthr_self_rec.rbheld) &&
 	    likely(__atomic_compare_exchange_n(&l->state, &s, s + 1, false,
 					       __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))) {
 		fthr_self_rec.rdlocks++;
@@ -567,34 +602,44 @@ static inline int write_release(struct rwlock *l)
 	return 0;
 }
 
-/* WRITER is ours: the streak of reads ends; biased readers must leave
- * first (revoke). On failure WRITER goes back. */
-static inline int write_acquired(struct rwlock *l, bool wait, clockid_t clk,
-				 const struct timespec *abstime)
+/* WRITER is ours: the streak of reads ends (writes += 1). With the bias off, no reader
+ * can hold l through a slot: done (0). Otherwise biased readers may; the
+ * writer gives WRITER back and waits for them (revoke) holding nothing, so
+ * that reads through state go on meanwhile (a reader-preferring kind's
+ * promise; a recursive read through state), then the caller tries again
+ * (EAGAIN), or the wait's error. */
+static int write_acquired(struct rwlock *l, bool wait, clockid_t clk,
+			  const struct timespec *abstime)
 {
 	int r;
 
-	a_store_relaxed(&l->streak, 0);
+	a_store_relaxed(&l->writes, a_load_relaxed(&l->writes) + 1);
 	if (likely(a_load_relaxed(&l->bias) == BIAS_OFF))
 		return 0;
-	if ((r = revoke(l, wait, clk, abstime)) != 0)
-		write_release(l);
-	return r;
+	write_release(l);
+	r = revoke(l, wait, clk, abstime);
+	return r ? r : EAGAIN;
 }
 
+/* 'held': the caller took WRITER and found the bias on (gave it back). */
 static FTHR_NOINLINE int wrlock_slow(struct rwlock *l, clockid_t clk,
-				     const struct timespec *abstime, bool timed)
+				     const struct timespec *abstime, bool timed,
+				     bool held)
 {
 	const struct timespec *dl = timed ? abstime : NULL;
 	int r;
 
+	if (held && (r = revoke(l, true, clk, dl)) != 0)
+		return r;
 	if (a_load_relaxed(&l->writer) == fthr_tid())
 		return EDEADLK;
-	fthr_be_patient(FTHR_PATIENCE);
-	if (FTHR_SPIN_UNTIL(try_write(l) == 0))
-		return write_acquired(l, true, clk, dl);
-	r = rw_sleep_loop(l, true, clk, abstime, timed);
-	return r ? r : write_acquired(l, true, clk, dl);
+	do {
+		fthr_be_patient(FTHR_PATIENCE);
+		if (!FTHR_SPIN_UNTIL(try_write(l) == 0) &&
+		    (r = rw_sleep_loop(l, true, clk, abstime, timed)) != 0)
+			return r;
+	} while ((r = write_acquired(l, true, clk, dl)) == EAGAIN);
+	return r;
 }
 
 static inline int wrlock(pthread_rwlock_t *rw, clockid_t clk,
@@ -603,9 +648,14 @@ static inline int wrlock(pthread_rwlock_t *rw, clockid_t clk,
 	struct rwlock *l = R(rw);
 
 	bias_stop(l);
-	if (likely(try_write(l) == 0))
-		return write_acquired(l, true, clk, timed ? abstime : NULL);
-	return wrlock_slow(l, clk, abstime, timed);
+	if (likely(try_write(l) == 0)) {
+		a_store_relaxed(&l->writes, a_load_relaxed(&l->writes) + 1);
+		if (likely(a_load_relaxed(&l->bias) == BIAS_OFF))
+			return 0;
+		write_release(l);
+		return wrlock_slow(l, clk, abstime, timed, true);
+	}
+	return wrlock_slow(l, clk, abstime, timed, false);
 }
 
 FTHR_HIDDEN int fthr_rwlock_rdlock(pthread_rwlock_t *l)
@@ -646,10 +696,17 @@ FTHR_HIDDEN int fthr_rwlock_wrlock(pthread_rwlock_t *l)
 FTHR_HIDDEN int fthr_rwlock_trywrlock(pthread_rwlock_t *rw)
 {
 	struct rwlock *l = R(rw);
+	int r;
 
-	if (try_write(l) != 0)
-		return EBUSY;
-	return write_acquired(l, false, CLOCK_REALTIME, NULL) ? EBUSY : 0;
+	/* biased readers: look once (no wait), then one more try */
+	for (int i = 0; i < 2; i++) {
+		if (try_write(l) != 0)
+			return EBUSY;
+		r = write_acquired(l, false, CLOCK_REALTIME, NULL);
+		if (r != EAGAIN)
+			return r ? EBUSY : 0;
+	}
+	return EBUSY;
 }
 
 FTHR_HIDDEN int fthr_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *t)

@@ -62,6 +62,8 @@ rwlock-bias-readerpref|rwlock_bias.pml|-DPREFER_READER -DTIMEOUTS=1|quick||ok|
 rwlock-bias-2writers|rwlock_bias.pml|-DNR=1 -DNW=2 -DRECURSIVE_TRY -DNSLOT=2 -DTIMEOUTS=1|quick||ok|
 rwlock-bias-fix-nested|rwlock_bias.pml|-DRECURSIVE_READ -DFIX_NESTED -DNSLOT=2 -DNR=1 -DNW=2 -DTIMEOUTS=1|quick||ok|
 rwlock-bias-handoff-nobias|rwlock_bias.pml|-DHANDOFF -DPREFER_READER -DNOBIAS|quick||ok|
+rwlock-bias-handoff|rwlock_bias.pml|-DHANDOFF -DPREFER_READER|quick||ok|
+rwlock-bias-recursive-nonest|rwlock_bias.pml|-DRECURSIVE_READ -DNSLOT=2 -DNR=1|quick||ok|
 sem|sem.pml|-DTIMEOUTS=1 -DEINTRS=1 -DCANCELS=1 -DSPURIOUS=1|quick||ok|
 sem-2posters|sem.pml|-DNPOST=2 -DTIMEOUTS=1 -DEINTRS=1 -DCANCELS=1 -DSPURIOUS=1|quick||ok|
 sem-3waiters|sem.pml|-DNWAIT=3 -DTIMEOUTS=1 -DCANCELS=1|safety||ok|
@@ -77,8 +79,8 @@ barrier-count1|barrier.pml|-DNTHR=3 -DCOUNT=1 -DITERS=2|quick||ok|
 realbug/cond-bcast-unlocked|realbug/cond_rqseq.pml|-DFLAGS -DSIG_UNLOCKED -DFUTEX_FIFO|quick||err|invalid end state
 realbug/barrier-over-count|realbug/barrier_old.pml|-DNTHR=4 -DCOUNT=2 -DITERS=1|quick||err|assertion violated
 realbug/barrier-over-count-lost|realbug/barrier_old.pml|-DNTHR=4 -DCOUNT=2 -DITERS=1 -DNO_ROUND_CHECK|quick||err|invalid end state
-realbug/rwlock-bias-recursive|rwlock_bias.pml|-DRECURSIVE_READ -DNSLOT=2 -DNR=1|quick||err|invalid end state
-realbug/rwlock-bias-handoff|rwlock_bias.pml|-DHANDOFF -DPREFER_READER|quick||err|invalid end state
+realbug/rwlock-bias-recursive|rwlock_bias.pml|-DREVOKE_HOLDING_WRITER -DRECURSIVE_READ -DNSLOT=2 -DNR=1|quick||err|invalid end state
+realbug/rwlock-bias-handoff|rwlock_bias.pml|-DREVOKE_HOLDING_WRITER -DHANDOFF -DPREFER_READER|quick||err|invalid end state
 check/rwlock-readerpref-ltl|rwlock.pml|-DPREFER_READER -DFOREVER -DLTL_WRITER -DSEQMOD=3 -DNOSPIN|liveness||err|acceptance cycle
 seeded/mutex_unlock_nowake|seeded/mutex_unlock_nowake.pml||quick||err|invalid end state
 seeded/cond_signal_noseq|seeded/cond_signal_noseq.pml|-DONLY_SIGNAL|quick||err|invalid end state

@@ -17,30 +17,39 @@
  *             reads through state, a subset of what is modeled); writers
  *             never read, so they have none and revoke never sees its own
  *             slot (EDEADLK is not modeled).
- *   rev       mem[REV], a futex word: bit 0 = a revoker waits, +2 per
- *             biased release seen while bit 0 was set.
+ *   rev       mem[REV], a futex word: the revokers at work in the low
+ *             bits (REVS, the C code's low byte), +REV_SEEN per biased
+ *             release seen while there were any.
  *   try_read_biased   bias == ON (acquire load); first free own slot;
  *             XCHG(slot, l); re-read bias (SEQ_CST): ON -> held (rdlocks,
  *             rbheld); else biased_release and the state path.
- *   biased_release   XCHG(slot, NULL); if (rev & 1) revoke_wake:
- *             rev += 2, futex_wake(rev, INT_MAX).
+ *   biased_release   XCHG(slot, NULL); if (rev & REVS) revoke_wake:
+ *             rev += REV_SEEN, futex_wake(rev, INT_MAX).
  *   unlock    rbheld and one of the caller's slots holds l -> biased
  *             release of the first such slot (unlock_biased); else the
  *             state unlock.
  *   maybe_bias   after a read lock through state on rdlock's fast path
- *             and in tryrdlock (not after rdlock_slow): bias == OFF, then
- *             (streak: nondeterministic, either counting up or reached)
- *             state has no WR_WAIT -> bias = ON. The reader holds its read
- *             lock through state all along.
+ *             and in tryrdlock (not after rdlock_slow): bias == OFF and no
+ *             revoker at work (rev & REVS), then (streak: nondeterministic,
+ *             either counting up or reached) state has no WR_WAIT -> bias =
+ *             ON. The reader holds its read lock through state all along.
+ *             Every kind (the writer does not hold WRITER while it waits
+ *             for biased readers, below).
  *   bias_stop wrlock's entry: bias == ON -> CAS(ON -> DIRTY).
- *   write_acquired   holding WRITER: bias == OFF -> done; else revoke;
- *             on failure write_release (WRITER given back, bias left
- *             DIRTY).
- *   revoke    bias = DIRTY; rev |= 1; for every slot: while slot == l
- *             { v = rev; !wait -> EBUSY; slot == l -> futex_wait(rev, v)
- *             (timed: may time out) }; rev &= ~1; success -> bias = OFF.
- *   trywrlock try_write; write_acquired without waiting (EBUSY: WRITER
- *             given back).
+ *   write_acquired   holding WRITER: bias == OFF -> done; else
+ *             write_release (WRITER given back), then revoke holding
+ *             nothing; success -> the writer tries again from the start
+ *             (AGAIN), failure -> its error (bias left DIRTY).
+ *   revoke    CAS(bias, ON -> DIRTY); rev += 1; for every slot: while
+ *             slot == l { v = rev; !wait -> EBUSY; slot == l ->
+ *             futex_wait(rev, v) (timed: may time out) }; rev -= 1;
+ *             success -> CAS(bias, DIRTY -> OFF). Several writers may
+ *             revoke at once.
+ *   trywrlock try_write; write_acquired without waiting; AGAIN -> once
+ *             more (EBUSY: WRITER given back).
+ *   -DREVOKE_HOLDING_WRITER: the protocol before 2026-11-30 (the writer
+ *             revoked holding WRITER; bias for writer-preferring kinds
+ *             only in C), kept to show the real bugs below.
  * The state path is abstracted: state is WRITER, the reader count and
  * WR_WAIT (the count of writers that registered to sleep), each update one
  * atomic step. A thread that would spin and sleep (rdlock_slow,
@@ -59,10 +68,11 @@
  * trywrlock. -DRECURSIVE_TRY: inside its read lock a reader takes a nested
  * tryrdlock (a second slot with NSLOT=2).
  *
- * Real bug (README, real bug 3; open, lib/ unchanged): a read lock held
- * through a slot is invisible to state, so a writer takes WRITER and waits
- * in revoke for that reader, and meanwhile every read through state waits
- * for WRITER:
+ * Real bug (README, real bug 3; fixed: nested reads nest on the hold,
+ * FIX_NESTED, and the writer revokes holding nothing), shown with
+ * -DREVOKE_HOLDING_WRITER: a read lock held through a slot is invisible to
+ * state, so a writer takes WRITER and waits in revoke for that reader, and
+ * meanwhile every read through state waits for WRITER:
  *   -DRECURSIVE_READ   a nested rdlock, which fthr promises never waits
  *             behind a writer (try_read_as's rdlocks exception): deadlock
  *             (invalid end state) when the outer hold is biased.
@@ -87,7 +97,7 @@
  *   no deadlock and no lost wake-up: every thread reaches its end (a
  *     revoker left asleep on rev is an invalid end state); the last thread
  *     to end checks that all slots are free, state is free, rev's bit 0 is
- *     clear and nobody sleeps.
+ *     clear (no revoker) and nobody sleeps.
  */
 #ifndef NR
 #define NR 2
@@ -121,6 +131,14 @@
 #define ON 1			/* BIAS_ON */
 #define DIRTY 2			/* BIAS_DIRTY */
 #define EBUSY 16
+#define AGAIN 11		/* EAGAIN: write_acquired revoked, try again */
+#ifdef REVOKE_HOLDING_WRITER
+#define REVS 1			/* rev: bit 0 = a revoker waits */
+#define REV_SEEN 2
+#else
+#define REVS 3			/* rev: revokers at work (NW <= 3) */
+#define REV_SEEN 4
+#endif
 
 byte bias = OFF;		/* struct rwlock bias */
 bit slot[NR * NSLOT];		/* the readers' slots: 1 = holds l */
@@ -141,9 +159,9 @@ bit handoff;			/* the program's flag: reader 1 was in */
 /* thr_rwlock.c revoke_wake */
 inline revoke_wake()
 {
-	atomic {				/* fetch_add(&rev, 2) */
-		assert(mem[REV] + 2 < REVMOD);
-		mem[REV] = mem[REV] + 2
+	atomic {				/* fetch_add(&rev, REV_SEEN) */
+		assert(mem[REV] + REV_SEEN < REVMOD);
+		mem[REV] = mem[REV] + REV_SEEN
 	};
 	futex_wake(REV, ALL)
 }
@@ -158,7 +176,7 @@ inline biased_release(j, held)
 		:: else -> skip
 		fi
 	};
-	skip	/* SEEDED BUG: no "if (rev & 1) revoke_wake(l)" */
+	skip	/* SEEDED BUG: no "if (rev & REV_REVOKERS) revoke_wake(l)" */
 }
 
 /* thr_rwlock.c try_read_biased: r = 0 (held through slot) or EBUSY */
@@ -221,7 +239,11 @@ inline maybe_bias()
 	skip				/* control: the bias never goes on */
 #else
 	if
+#ifdef REVOKE_HOLDING_WRITER
 	:: bias == OFF ->			/* a_load_relaxed(&bias) == OFF */
+#else
+	:: bias == OFF && (mem[REV] & REVS) == 0 ->	/* and no revoker */
+#endif
 		if
 		:: true -> skip			/* streak < STREAK_ON: streak++ */
 		:: true ->
@@ -317,8 +339,18 @@ inline write_release()
 inline revoke(wait, timed, r)
 {
 	r = 0;
+#ifdef REVOKE_HOLDING_WRITER
 	bias = DIRTY;				/* store SEQ_CST */
 	mem[REV] = mem[REV] | 1;		/* fetch_or(&rev, 1) */
+#else
+	atomic {				/* CAS(&bias, ON, DIRTY) */
+		if
+		:: bias == ON -> bias = DIRTY
+		:: else -> skip
+		fi
+	};
+	mem[REV] = mem[REV] + 1;		/* fetch_add(&rev, 1) */
+#endif
 	k = 0;
 	do
 	:: k < NR * NSLOT && r == 0 ->
@@ -350,11 +382,25 @@ inline revoke(wait, timed, r)
 	:: else -> break
 	od;
 	k = 0;
+#ifdef REVOKE_HOLDING_WRITER
 	mem[REV] = mem[REV] & ~1;		/* fetch_and(&rev, ~1) */
 	if
 	:: r == 0 -> bias = OFF			/* store release */
 	:: else -> skip
 	fi
+#else
+	mem[REV] = mem[REV] - 1;		/* fetch_sub(&rev, 1) */
+	if
+	:: r == 0 ->
+		atomic {			/* CAS(&bias, DIRTY, OFF) */
+			if
+			:: bias == DIRTY -> bias = OFF
+			:: else -> skip
+			fi
+		}
+	:: else -> skip
+	fi
+#endif
 }
 
 /* thr_rwlock.c write_acquired: holding WRITER */
@@ -363,11 +409,20 @@ inline write_acquired(wait, timed, r)
 	if
 	:: bias == OFF -> r = 0			/* a_load_relaxed(&bias) */
 	:: bias != OFF ->
+#ifdef REVOKE_HOLDING_WRITER
 		revoke(wait, timed, r);
 		if
 		:: r != 0 -> write_release()
 		:: else -> skip
 		fi
+#else
+		write_release();		/* WRITER given back first */
+		revoke(wait, timed, r);
+		if
+		:: r == 0 -> r = AGAIN
+		:: else -> skip
+		fi
+#endif
 	fi
 }
 
@@ -384,39 +439,52 @@ inline wrlock(timed, r)
 		}
 	:: bias != ON -> skip
 	fi;
-	try_write(r);
-	if
-	:: r == EBUSY ->			/* wrlock_slow */
+	do					/* until write_acquired is done */
+	:: try_write(r);
 		if
-		:: true -> skip			/* got it while spinning */
-		:: true -> st_wrwait++;		/* rw_sleep_loop: set WR_WAIT */
-			reg = 1
-		fi;
-		atomic {
-			!st_writer && st_readers == 0 -> st_writer = 1;
+		:: r == EBUSY ->		/* wrlock_slow */
 			if
-			:: reg -> st_wrwait--; reg = 0
-			:: else -> skip
-			fi
-		}
-	:: else -> skip
-	fi;
-	write_acquired(1, timed, r)
+			:: true -> skip		/* got it while spinning */
+			:: true -> st_wrwait++;	/* rw_sleep_loop: set WR_WAIT */
+				reg = 1
+			fi;
+			atomic {
+				!st_writer && st_readers == 0 -> st_writer = 1;
+				if
+				:: reg -> st_wrwait--; reg = 0
+				:: else -> skip
+				fi
+			}
+		:: else -> skip
+		fi;
+		write_acquired(1, timed, r);
+		if
+		:: r == AGAIN -> skip		/* revoked: again */
+		:: else -> break
+		fi
+	od
 }
 
 /* thr_rwlock.c fthr_rwlock_trywrlock */
 inline trywrlock(r)
 {
-	try_write(r);
-	if
-	:: r == 0 ->
-		write_acquired(0, 0, r);
+	tw = 0;
+	do
+	:: tw < 2 ->
+		try_write(r);
 		if
-		:: r != 0 -> r = EBUSY
-		:: r == 0 -> skip
+		:: r == 0 ->
+			write_acquired(0, 0, r);
+			if
+			:: r == AGAIN -> tw++	/* revoked: once more */
+			:: r == 0 -> break
+			:: else -> r = EBUSY; break
+			fi
+		:: else -> break
 		fi
-	:: else -> skip
-	fi
+	:: else -> r = EBUSY; break
+	od;
+	tw = 0
 }
 
 /* the last thread to finish: everything is released */
@@ -439,7 +507,7 @@ inline finish()
 			od;
 			k = 0;
 			assert(!st_writer && st_readers == 0 && st_wrwait == 0);
-			assert(nbias == 0 && (mem[REV] & 1) == 0)
+			assert(nbias == 0 && (mem[REV] & REVS) == 0)
 		:: else -> skip
 		fi
 	}
@@ -498,7 +566,7 @@ active [NR] proctype reader()
 
 active [NW] proctype writer()
 {
-	byte r, i, k, v, fr, rdlocks, rbheld;
+	byte r, i, k, v, fr, rdlocks, rbheld, tw;
 	bit reg;
 
 	do
