@@ -345,6 +345,9 @@ static FTHR_NOINLINE int revoke(struct rwlock *l, bool wait, clockid_t clk,
 					r = EBUSY;
 				} else if (abstime && (r = fthr_abstime_check(abstime))) {
 					break;
+				} else if (FTHR_SPIN_UNTIL(__atomic_load_n(&rblocks[i].slot[j],
+							__ATOMIC_SEQ_CST) != l)) {
+					continue; /* a reader's hold is short: watch first */
 				} else if (__atomic_load_n(&rblocks[i].slot[j],
 							   __ATOMIC_SEQ_CST) == l) {
 					r = fthr_futex_wait(&l->rev, v, false, clk, abstime);
