@@ -64,8 +64,9 @@
  *            revokes holding nothing (reads through state go on meanwhile:
  *            a reader-preferring kind's promise, a recursive read):
  *            CAS bias ON -> DIRTY; rev += 1; for every slot of every
- *            block: while slot == l { v = rev; slot == l -> futex_wait(rev,
- *            v) }; rev -= 1; CAS bias DIRTY -> OFF; then it starts again.
+ *            block: while slot == l { v = rev; spin a while for slot != l;
+ *            slot == l -> futex_wait(rev, v) }; rev -= 1; CAS bias DIRTY ->
+ *            OFF; then it starts again.
  *            Several writers may revoke at once. A timed-out or trying
  *            writer leaves bias DIRTY for the next. WRITER is kept only
  *            when bias reads OFF after taking it: the bias turns ON only
