@@ -124,8 +124,7 @@ int fthr_futex_wait_cancelable(volatile int *addr, int expect, bool shared,
 	 * for (see the top of the file). */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (unlikely(__atomic_load_n(&fthr_self_rec.cancel_req, __ATOMIC_RELAXED)))
-		cancel_land();
-	pthread_testcancel();
+		cancel_land(); /* no request without the mark: nothing to test */
 	_pthread_cleanup_pop(&buf, 0);
 	return r;
 }

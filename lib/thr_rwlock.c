@@ -612,8 +612,8 @@ static inline int write_release(struct rwlock *l)
  * that reads through state go on meanwhile (a reader-preferring kind's
  * promise; a recursive read through state), then the caller tries again
  * (EAGAIN), or the wait's error. */
-static int write_acquired(struct rwlock *l, bool wait, clockid_t clk,
-			  const struct timespec *abstime)
+static inline int write_acquired(struct rwlock *l, bool wait, clockid_t clk,
+				 const struct timespec *abstime)
 {
 	int r;
 
@@ -625,16 +625,12 @@ static int write_acquired(struct rwlock *l, bool wait, clockid_t clk,
 	return r ? r : EAGAIN;
 }
 
-/* 'held': the caller took WRITER and found the bias on (gave it back). */
 static FTHR_NOINLINE int wrlock_slow(struct rwlock *l, clockid_t clk,
-				     const struct timespec *abstime, bool timed,
-				     bool held)
+				     const struct timespec *abstime, bool timed)
 {
 	const struct timespec *dl = timed ? abstime : NULL;
 	int r;
 
-	if (held && (r = revoke(l, true, clk, dl)) != 0)
-		return r;
 	if (a_load_relaxed(&l->writer) == fthr_tid())
 		return EDEADLK;
 	do {
@@ -650,16 +646,14 @@ static inline int wrlock(pthread_rwlock_t *rw, clockid_t clk,
 			 const struct timespec *abstime, bool timed)
 {
 	struct rwlock *l = R(rw);
+	int r;
 
 	bias_stop(l);
-	if (likely(try_write(l) == 0)) {
-		a_store_relaxed(&l->writes, a_load_relaxed(&l->writes) + 1);
-		if (likely(a_load_relaxed(&l->bias) == BIAS_OFF))
-			return 0;
-		write_release(l);
-		return wrlock_slow(l, clk, abstime, timed, true);
-	}
-	return wrlock_slow(l, clk, abstime, timed, false);
+	/* (EAGAIN: it found the bias on and waited for the biased readers) */
+	if (likely(try_write(l) == 0) &&
+	    likely((r = write_acquired(l, true, clk, timed ? abstime : NULL)) != EAGAIN))
+		return r;
+	return wrlock_slow(l, clk, abstime, timed);
 }
 
 FTHR_HIDDEN int fthr_rwlock_rdlock(pthread_rwlock_t *l)

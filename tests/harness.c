@@ -47,6 +47,35 @@ void *harness_join(pthread_t t, double seconds)
 	return ret;
 }
 
+struct cancel_looping {
+	void (*cleanup)(void *);
+	void *arg;
+};
+
+static void *cancel_looping_thread(void *p)
+{
+	struct cancel_looping *c = p;
+
+	pthread_cleanup_push(c->cleanup, c->arg);
+	for (;;) {
+		pthread_testcancel();
+		usleep(1000);
+	}
+	pthread_cleanup_pop(0);
+	return NULL;
+}
+
+void *harness_cancel_looping(void (*cleanup)(void *), void *arg, double seconds)
+{
+	struct cancel_looping c = { cleanup, arg };
+	pthread_t t;
+
+	ck_assert_int_eq(pthread_create(&t, NULL, cancel_looping_thread, &c), 0);
+	usleep(10000);
+	ck_assert_int_eq(pthread_cancel(t), 0);
+	return harness_join(t, seconds);
+}
+
 void harness_run_threads(int n, void *(*fn)(void *), void *args, size_t argsize,
 			 double seconds)
 {

@@ -35,6 +35,11 @@ void harness_run_threads(int n, void *(*fn)(void *), void *args, size_t argsize,
 /* Join one thread, failing the test if it takes longer than 'seconds'. */
 void *harness_join(pthread_t t, double seconds);
 
+/* Start a thread that registers cleanup(arg) as its cancellation cleanup
+ * handler and loops on pthread_testcancel; cancel it 10 ms later and join
+ * it (failing the test after 'seconds'); its exit value. */
+void *harness_cancel_looping(void (*cleanup)(void *), void *arg, double seconds);
+
 /* Wait (at most 'seconds', failing the test after) until thread tid is
  * asleep in the kernel, seen twice 50 ms apart, so that a thread announced
  * as "about to block" really is blocked in the call under test. Without

@@ -1587,29 +1587,12 @@ static void ch_handler(void *arg)
 	pthread_mutex_unlock(&ch_m);
 }
 
-static void *ch_thread(void *arg)
-{
-	(void)arg;
-	pthread_cleanup_push(ch_handler, NULL);
-	for (;;) {
-		pthread_testcancel();
-		usleep(1000);
-	}
-	pthread_cleanup_pop(0);
-	return NULL;
-}
-
 START_TEST(cleanup_handler_waits_after_cancel)
 {
-	pthread_t t;
-
 	if (harness_skip_under_asan("cleanup_handler_waits_after_cancel"))
 		return;
 	ch_rc = -1;
-	ck_assert_int_eq(pthread_create(&t, NULL, ch_thread, NULL), 0);
-	usleep(10000);
-	ck_assert_int_eq(pthread_cancel(t), 0);
-	ck_assert_ptr_eq(harness_join(t, 5), PTHREAD_CANCELED);
+	ck_assert_ptr_eq(harness_cancel_looping(ch_handler, NULL, 5), PTHREAD_CANCELED);
 	ck_assert_int_eq(ch_rc, ETIMEDOUT);
 }
 END_TEST

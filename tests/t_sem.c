@@ -968,30 +968,15 @@ static void ch_handler(void *arg)
 	ch_errno = errno;
 }
 
-static void *ch_thread(void *arg)
-{
-	pthread_cleanup_push(ch_handler, arg);
-	for (;;) {
-		pthread_testcancel();
-		usleep(1000);
-	}
-	pthread_cleanup_pop(0);
-	return NULL;
-}
-
 START_TEST(cleanup_handler_waits_after_cancel)
 {
 	static sem_t s;
-	pthread_t t;
 
 	if (harness_skip_under_asan("cleanup_handler_waits_after_cancel"))
 		return;
 	ck_assert_int_eq(sem_init(&s, 0, 0), 0);
 	ch_rc = 0;
-	ck_assert_int_eq(pthread_create(&t, NULL, ch_thread, &s), 0);
-	usleep(10000);
-	ck_assert_int_eq(pthread_cancel(t), 0);
-	ck_assert_ptr_eq(harness_join(t, 5), PTHREAD_CANCELED);
+	ck_assert_ptr_eq(harness_cancel_looping(ch_handler, &s, 5), PTHREAD_CANCELED);
 	ck_assert_int_eq(ch_rc, -1);
 	ck_assert_int_eq(ch_errno, ETIMEDOUT);
 	assert_no_waiters(&s);
