@@ -1,7 +1,7 @@
 /* lib/diag.c: the contention profiler (FTHR_PROFILE) and the lock checker
  * (FTHR_CHECK). No futex protocol of its own: it watches the objects from
  * outside, around the plain functions (see diag.h for how it is switched in
- * at no cost when off).
+ * at almost no cost when off).
  *
  * Objects: a table of records keyed by object address (open addressing,
  * CAS on the key, never removed; 32768 records, mapped on first use).
@@ -39,9 +39,10 @@
 #include "objects.h"
 #include "self.h"
 
-/* ---- the environment, read once by the first resolver ---- */
+/* ---- the environment, read once by the first watched call ---- */
 
 static int diag_mode = -1;
+FTHR_HIDDEN signed char fthr_diag_on = -1;
 static char profile_path[256];
 static int profile_top = 10;
 static bool profile_sigusr2;
@@ -72,14 +73,14 @@ FTHR_NO_SANITIZE static int parse_int(const char *s)
 	return v;
 }
 
-FTHR_NO_SANITIZE static void env_entry(const char *e)
+FTHR_NO_SANITIZE static void env_entry(const char *e, int *mode)
 {
 	const char *v;
 
 	if (starts(e, "FTHR_PROFILE=")) {
 		v = e + 13;
 		if (*v && !streq(v, "0")) {
-			diag_mode |= FTHR_DIAG_PROFILE;
+			*mode |= FTHR_DIAG_PROFILE;
 			for (int i = 0; !streq(v, "1") && v[i] &&
 					i < (int)sizeof(profile_path) - 1; i++)
 				profile_path[i] = v[i];
@@ -92,28 +93,27 @@ FTHR_NO_SANITIZE static void env_entry(const char *e)
 	} else if (starts(e, "FTHR_CHECK=")) {
 		v = e + 11;
 		if (streq(v, "abort"))
-			diag_mode |= FTHR_DIAG_CHECK | FTHR_DIAG_ABORT;
+			*mode |= FTHR_DIAG_CHECK | FTHR_DIAG_ABORT;
 		else if (*v && !streq(v, "0"))
-			diag_mode |= FTHR_DIAG_CHECK;
+			*mode |= FTHR_DIAG_CHECK;
 	}
 }
 
-/* Runs inside the dynamic linker's relocation of the program (from the
- * ifunc resolvers), possibly before libc is initialized: raw system calls
- * and static memory only. The environment is the one the process was
- * started with. */
-FTHR_NO_SANITIZE static void env_read(void)
+/* May run from another library's constructor, before this library's and
+ * before the sanitizer runtimes are set up: raw system calls and static
+ * memory only. The environment is the one the process was started with,
+ * whatever the program has done to environ since. Returns the modes. */
+FTHR_NO_SANITIZE static int env_read(void)
 {
 	char buf[1024], cur[300];
-	int fd, len = 0;
+	int fd, len = 0, mode = 0;
 	bool keep = true;
 	long n;
 
-	diag_mode = 0;
 	fd = (int)arch_syscall6(SYS_openat, AT_FDCWD, (long)"/proc/self/environ",
 				O_RDONLY | O_CLOEXEC, 0, 0, 0);
 	if (fd < 0)
-		return;
+		return 0;
 	while ((n = arch_syscall6(SYS_read, fd, (long)buf, sizeof(buf), 0, 0, 0)) > 0)
 		for (long i = 0; i < n; i++) {
 			if (keep && len < (int)sizeof(cur) - 1)
@@ -122,19 +122,28 @@ FTHR_NO_SANITIZE static void env_read(void)
 				keep = false;
 			if (buf[i] == '\0') {
 				if (keep)
-					env_entry(cur);
+					env_entry(cur, &mode);
 				len = 0;
 				keep = true;
 			}
 		}
 	arch_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
+	return mode;
 }
 
+/* The first call decides (two racing first calls read the same file and
+ * decide the same); fthr_diag_on follows, so that from then on the
+ * watched entry points call diag_* only while a mode is on. */
 FTHR_NO_SANITIZE int fthr_diag_mode(void)
 {
-	if (diag_mode < 0)
-		env_read();
-	return diag_mode;
+	int mode = __atomic_load_n(&diag_mode, __ATOMIC_ACQUIRE);
+
+	if (mode < 0) {
+		mode = env_read();
+		__atomic_store_n(&diag_mode, mode, __ATOMIC_RELEASE);
+		__atomic_store_n(&fthr_diag_on, (signed char)mode, __ATOMIC_RELAXED);
+	}
+	return mode;
 }
 
 static inline bool checking(void)
@@ -320,6 +329,10 @@ static FTHR_NOINLINE void capture(struct dsite *s)
  * diag code runs; those calls go straight to the plain functions. */
 static inline bool enter(void)
 {
+	/* (a call made before the environment was read comes here: with both
+	 * modes off it goes straight on to the plain function) */
+	if (unlikely(diag_mode <= 0) && fthr_diag_mode() == 0)
+		return false;
 	if (fthr_self_rec.diag_busy)
 		return false;
 	fthr_self_rec.diag_busy = true;
@@ -1229,56 +1242,3 @@ FTHR_HIDDEN int diag_fthr_cnd_init(cnd_t *c)
 { return fthr_thrd_result(diag_fthr_cond_init(CV(c), NULL)); }
 FTHR_HIDDEN void diag_fthr_cnd_destroy(cnd_t *c)
 { diag_fthr_cond_destroy(CV(c)); }
-
-/* ---- the exported names of every function watched ---- */
-
-FTHR_EXPORT_DIAG(pthread_mutex_init, fthr_mutex_init);
-FTHR_EXPORT_DIAG(pthread_mutex_destroy, fthr_mutex_destroy);
-FTHR_EXPORT_DIAG(pthread_mutex_lock, fthr_mutex_lock);
-FTHR_EXPORT_DIAG(pthread_mutex_trylock, fthr_mutex_trylock);
-FTHR_EXPORT_DIAG(pthread_mutex_timedlock, fthr_mutex_timedlock);
-FTHR_EXPORT_DIAG(pthread_mutex_clocklock, fthr_mutex_clocklock);
-FTHR_EXPORT_DIAG(pthread_mutex_unlock, fthr_mutex_unlock);
-FTHR_EXPORT_DIAG(__pthread_mutex_init, fthr_mutex_init);
-FTHR_EXPORT_DIAG(__pthread_mutex_destroy, fthr_mutex_destroy);
-FTHR_EXPORT_DIAG(__pthread_mutex_lock, fthr_mutex_lock);
-FTHR_EXPORT_DIAG(__pthread_mutex_trylock, fthr_mutex_trylock);
-FTHR_EXPORT_DIAG(__pthread_mutex_unlock, fthr_mutex_unlock);
-FTHR_EXPORT_DIAG(pthread_rwlock_init, fthr_rwlock_init);
-FTHR_EXPORT_DIAG(pthread_rwlock_destroy, fthr_rwlock_destroy);
-FTHR_EXPORT_DIAG(pthread_rwlock_rdlock, fthr_rwlock_rdlock);
-FTHR_EXPORT_DIAG(pthread_rwlock_tryrdlock, fthr_rwlock_tryrdlock);
-FTHR_EXPORT_DIAG(pthread_rwlock_timedrdlock, fthr_rwlock_timedrdlock);
-FTHR_EXPORT_DIAG(pthread_rwlock_clockrdlock, fthr_rwlock_clockrdlock);
-FTHR_EXPORT_DIAG(pthread_rwlock_wrlock, fthr_rwlock_wrlock);
-FTHR_EXPORT_DIAG(pthread_rwlock_trywrlock, fthr_rwlock_trywrlock);
-FTHR_EXPORT_DIAG(pthread_rwlock_timedwrlock, fthr_rwlock_timedwrlock);
-FTHR_EXPORT_DIAG(pthread_rwlock_clockwrlock, fthr_rwlock_clockwrlock);
-FTHR_EXPORT_DIAG(pthread_rwlock_unlock, fthr_rwlock_unlock);
-FTHR_EXPORT_DIAG(__pthread_rwlock_init, fthr_rwlock_init);
-FTHR_EXPORT_DIAG(__pthread_rwlock_destroy, fthr_rwlock_destroy);
-FTHR_EXPORT_DIAG(__pthread_rwlock_rdlock, fthr_rwlock_rdlock);
-FTHR_EXPORT_DIAG(__pthread_rwlock_tryrdlock, fthr_rwlock_tryrdlock);
-FTHR_EXPORT_DIAG(__pthread_rwlock_wrlock, fthr_rwlock_wrlock);
-FTHR_EXPORT_DIAG(__pthread_rwlock_trywrlock, fthr_rwlock_trywrlock);
-FTHR_EXPORT_DIAG(__pthread_rwlock_unlock, fthr_rwlock_unlock);
-FTHR_EXPORT_DIAG(pthread_cond_init, fthr_cond_init);
-FTHR_EXPORT_DIAG(pthread_cond_destroy, fthr_cond_destroy);
-FTHR_EXPORT_DIAG(pthread_cond_wait, fthr_cond_wait);
-FTHR_EXPORT_DIAG(pthread_cond_timedwait, fthr_cond_timedwait);
-FTHR_EXPORT_DIAG(pthread_cond_clockwait, fthr_cond_clockwait);
-FTHR_EXPORT_DIAG(sem_init, fthr_sem_init);
-FTHR_EXPORT_DIAG(sem_destroy, fthr_sem_destroy);
-FTHR_EXPORT_DIAG(sem_wait, fthr_sem_wait);
-FTHR_EXPORT_DIAG(sem_timedwait, fthr_sem_timedwait);
-FTHR_EXPORT_DIAG(sem_clockwait, fthr_sem_clockwait);
-FTHR_EXPORT_DIAG(mtx_init, fthr_mtx_init);
-FTHR_EXPORT_DIAG(mtx_destroy, fthr_mtx_destroy);
-FTHR_EXPORT_DIAG(mtx_lock, fthr_mtx_lock);
-FTHR_EXPORT_DIAG(mtx_trylock, fthr_mtx_trylock);
-FTHR_EXPORT_DIAG(mtx_timedlock, fthr_mtx_timedlock);
-FTHR_EXPORT_DIAG(mtx_unlock, fthr_mtx_unlock);
-FTHR_EXPORT_DIAG(cnd_init, fthr_cnd_init);
-FTHR_EXPORT_DIAG(cnd_destroy, fthr_cnd_destroy);
-FTHR_EXPORT_DIAG(cnd_wait, fthr_cnd_wait);
-FTHR_EXPORT_DIAG(cnd_timedwait, fthr_cnd_timedwait);

@@ -1,12 +1,19 @@
 /* lib/diag.h: the contention profiler (FTHR_PROFILE) and the lock checker
  * (FTHR_CHECK), lib/diag.c.
  *
- * Zero cost when off: every entry point they watch is exported as a GNU
- * indirect function (FTHR_EXPORT_DIAG). Its resolver runs once, while the
- * dynamic linker binds the program to fthr, reads the two variables from
- * /proc/self/environ with raw system calls, and returns either the plain
- * function (both off: the program calls exactly the code it would call
- * without this feature) or the watching variant in diag.c.
+ * Near zero cost when off: every entry point they watch is an ordinary
+ * exported function, defined in its object's own file by
+ * FTHR_EXPORT_WATCHED, whose first step tests one word, fthr_diag_on. Zero
+ * (both off): the plain function's body, inlined there, runs. Non-zero
+ * (either on, or the environment not read yet): a tail call to the
+ * watching variant diag_<impl> in diag.c, which reads the two variables
+ * from /proc/self/environ on its first call and hands the call to the
+ * plain function when both are off.
+ *
+ * (These were GNU indirect functions once; ld.so warns about an IFUNC
+ * defined in a library relocated after a bind-now object that uses it,
+ * "Relink `liblzma.so.5' with `libfthr.so.0' for IFUNC symbol", which
+ * changed the output of preloaded programs.)
  */
 #ifndef FTHR_DIAG_H
 #define FTHR_DIAG_H
@@ -17,20 +24,30 @@
 #define FTHR_DIAG_CHECK 2
 #define FTHR_DIAG_ABORT 4
 
+/* The modes: -1 until the environment is read (the first watched call or
+ * diag.c's constructor), then the FTHR_DIAG_* bits, fixed for the life of
+ * the process. */
+FTHR_HIDDEN extern signed char fthr_diag_on;
+
 /* The modes, from the environment the process started with (cached). */
 FTHR_HIDDEN int fthr_diag_mode(void);
 
 /* The thread-exit hook (thr_key.c) tells the checker a thread ends. */
 FTHR_HIDDEN void fthr_diag_thread_exit(void);
 
-/* Export pub as an indirect function: impl when both modes are off, the
- * watching variant diag_<impl> (lib/diag.c) otherwise. */
-#define FTHR_EXPORT_DIAG(pub, impl)                                            \
-	FTHR_NO_SANITIZE static __typeof(impl) *fthr_resolve_##pub(void)       \
+/* Define the exported function pub (return type ret, parameter list
+ * params, argument list args): the plain hidden function impl, or, while
+ * fthr_diag_on is set, diag_<impl>. Used in impl's own file, so that impl
+ * is inlined: the plain path pays one load and one branch. The call to the
+ * watching variant is a tail call (-foptimize-sibling-calls, Makefile.am),
+ * so the variant sees the program's return address. */
+#define FTHR_EXPORT_WATCHED(ret, pub, impl, params, args)                      \
+	FTHR_HIDDEN ret diag_##impl params;                                    \
+	__attribute__((visibility("default"))) ret pub params                 \
 	{                                                                      \
-		return fthr_diag_mode() ? diag_##impl : impl;                  \
-	}                                                                      \
-	extern __typeof(impl) pub                                             \
-		__attribute__((ifunc("fthr_resolve_" #pub), visibility("default")))
+		if (unlikely(fthr_diag_on)) \
+			return diag_##impl args;                               \
+		return impl args;                                              \
+	}
 
 #endif

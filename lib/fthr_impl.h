@@ -41,6 +41,15 @@ fthr_invariant_failed(const char *what, const char *file, int line);
 #define FTHR_EXPORT(pub, impl)                                                 \
 	extern __typeof(impl) pub                                             \
 		__attribute__((alias(#impl), visibility("default")))
+/* On the definition of a plain function that FTHR_EXPORT_WATCHED (diag.h)
+ * exports: its body is inlined into the exported entry point (and it is
+ * still an ordinary hidden function for the library's own callers). */
+#define FTHR_INLINED extern inline __attribute__((always_inline))
+/* A second exported name for the exported function pub (glibc's
+ * __pthread_* names), with pub's attributes from <pthread.h>. */
+#define FTHR_EXPORT_ALIAS(alias_name, pub)                                     \
+	extern __typeof(pub) alias_name                                       \
+		__attribute__((alias(#pub), copy(pub), visibility("default")))
 /* The same for a name <pthread.h> redirects to another (the _np aliases):
  * the C identifier stays private, the symbol gets the name. */
 #define FTHR_EXPORT_ASM(pub, impl)                                             \

@@ -17,10 +17,13 @@
  * in flight and for their SIGCANCEL to be delivered). Not set, the host
  * call has not seen the asynchronous type (both sides fence between their
  * store and the host's cancelhandling word), so it sends no signal.
- * A wait that ended in its spin, never asynchronous, checks cancel_req the
- * same way (fthr_cancel_after_spin), so a request made during the spin is
- * acted on before the wait returns, as POSIX requires of a cancellation
- * point, and the caller's cleanup passes on what the spin took.
+ * Every successful return of a cancelable wait, however it got its token
+ * or wake-up (at once, in the spin, never asynchronous, on the way to a
+ * futex wait, or after one), checks cancel_req the same way once more
+ * (fthr_cancel_before_return, host.h), so a request made before the
+ * wake-up or pending at entry is acted on before the wait returns, as
+ * POSIX requires of a cancellation point, and the caller's cleanup passes
+ * on what the wait took.
  * cancel_land returns in a thread already exiting, say in a cleanup
  * handler of a cancelled thread that waits on a condition.
  */

@@ -29,14 +29,17 @@ FTHR_HIDDEN int fthr_futex_wait_cancelable(volatile int *addr, int expect,
 					   const struct timespec *abstime,
 					   void (*cleanup)(void *), void *arg);
 
-/* A cancelable wait that ended in its spin, before any futex wait: a
- * cancellation request made meanwhile is acted on here, cleanup(arg) first
- * (passing on what the spin took). The fence orders the spin's read of the
- * word after the waker's writes, so a request made before the wake-up is
- * seen. */
+/* Every successful return of a cancelable wait passes here, after it took
+ * what it waited for (a token, a wake-up) and whichever way it got it: at
+ * once, in its spin, after a futex wait, or on its way to one. A
+ * cancellation request made before that token or wake-up was given (the
+ * waker's pthread_cancel returned first) or pending at entry is acted on
+ * here, cleanup(arg) first, passing on what the wait took. The fence
+ * orders the load of cancel_req after the read of the word that saw the
+ * token or wake-up (the waker's release), so such a request is seen. */
 FTHR_HIDDEN void fthr_cancel_pending(void (*cleanup)(void *), void *arg);
 
-static inline void fthr_cancel_after_spin(void (*cleanup)(void *), void *arg)
+static inline void fthr_cancel_before_return(void (*cleanup)(void *), void *arg)
 {
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	if (unlikely(__atomic_load_n(&fthr_self_rec.cancel_req, __ATOMIC_RELAXED)))

@@ -7,6 +7,7 @@
 #include "config.h"
 #include <errno.h>
 #include <threads.h>
+#include "diag.h"
 #include "mutex.h"
 #include "objects.h"
 #include "tsan.h"
@@ -19,7 +20,7 @@ _Static_assert(sizeof(tss_t) == sizeof(pthread_key_t), "tss_t is a key");
 #define M(m) ((pthread_mutex_t *)(m))
 #define CV(c) ((pthread_cond_t *)(c))
 
-FTHR_HIDDEN int fthr_mtx_init(mtx_t *m, int type)
+FTHR_HIDDEN FTHR_INLINED int fthr_mtx_init(mtx_t *m, int type)
 {
 	pthread_mutexattr_t a;
 
@@ -38,30 +39,30 @@ FTHR_HIDDEN int fthr_mtx_init(mtx_t *m, int type)
 	return fthr_thrd_result(fthr_mutex_init(M(m), &a));
 }
 
-FTHR_HIDDEN int fthr_mtx_lock(mtx_t *m)
+FTHR_HIDDEN FTHR_INLINED int fthr_mtx_lock(mtx_t *m)
 {
 	return fthr_thrd_result(TSAN_LOCK(m, 0, fthr_mutex_lock(M(m))));
 }
-FTHR_HIDDEN int fthr_mtx_trylock(mtx_t *m)
+FTHR_HIDDEN FTHR_INLINED int fthr_mtx_trylock(mtx_t *m)
 {
 	return fthr_thrd_result(TSAN_LOCK(m, TSAN_TRY_LOCK, fthr_mutex_trylock(M(m))));
 }
-FTHR_HIDDEN int fthr_mtx_unlock(mtx_t *m)
+FTHR_HIDDEN FTHR_INLINED int fthr_mtx_unlock(mtx_t *m)
 {
 	return fthr_thrd_result(TSAN_UNLOCK(m, fthr_mutex_unlock(M(m))));
 }
-FTHR_HIDDEN void fthr_mtx_destroy(mtx_t *m) { fthr_mutex_destroy(M(m)); }
-FTHR_HIDDEN int fthr_mtx_timedlock(mtx_t *restrict m, const struct timespec *restrict t)
+FTHR_HIDDEN FTHR_INLINED void fthr_mtx_destroy(mtx_t *m) { fthr_mutex_destroy(M(m)); }
+FTHR_HIDDEN FTHR_INLINED int fthr_mtx_timedlock(mtx_t *restrict m, const struct timespec *restrict t)
 {
 	return fthr_thrd_result(TSAN_LOCK(m, 0, fthr_mutex_timedlock(M(m), t)));
 }
 
-FTHR_HIDDEN int fthr_cnd_init(cnd_t *c) { return fthr_thrd_result(fthr_cond_init(CV(c), NULL)); }
-FTHR_HIDDEN void fthr_cnd_destroy(cnd_t *c) { fthr_cond_destroy(CV(c)); }
+FTHR_HIDDEN FTHR_INLINED int fthr_cnd_init(cnd_t *c) { return fthr_thrd_result(fthr_cond_init(CV(c), NULL)); }
+FTHR_HIDDEN FTHR_INLINED void fthr_cnd_destroy(cnd_t *c) { fthr_cond_destroy(CV(c)); }
 FTHR_HIDDEN int fthr_cnd_signal(cnd_t *c) { return fthr_thrd_result(fthr_cond_signal(CV(c))); }
 FTHR_HIDDEN int fthr_cnd_broadcast(cnd_t *c) { return fthr_thrd_result(fthr_cond_broadcast(CV(c))); }
 /* (TSan: the wait gives the mutex back and takes it again) */
-FTHR_HIDDEN int fthr_cnd_wait(cnd_t *c, mtx_t *m)
+FTHR_HIDDEN FTHR_INLINED int fthr_cnd_wait(cnd_t *c, mtx_t *m)
 {
 	int r;
 
@@ -70,7 +71,7 @@ FTHR_HIDDEN int fthr_cnd_wait(cnd_t *c, mtx_t *m)
 	TSAN_WAIT_END(m);
 	return fthr_thrd_result(r);
 }
-FTHR_HIDDEN int fthr_cnd_timedwait(cnd_t *restrict c, mtx_t *restrict m,
+FTHR_HIDDEN FTHR_INLINED int fthr_cnd_timedwait(cnd_t *restrict c, mtx_t *restrict m,
 				   const struct timespec *restrict t)
 {
 	int r;
@@ -118,3 +119,33 @@ FTHR_EXPORT(tss_create, fthr_tss_create);
 FTHR_EXPORT(tss_get, fthr_tss_get);
 FTHR_EXPORT(tss_set, fthr_tss_set);
 FTHR_EXPORT(tss_delete, fthr_tss_delete);
+
+/* The entry points FTHR_PROFILE/FTHR_CHECK can watch (diag.h). */
+FTHR_EXPORT_WATCHED(int, mtx_init, fthr_mtx_init, (mtx_t *m, int type), (m, type))
+FTHR_EXPORT_WATCHED(int, mtx_lock, fthr_mtx_lock, (mtx_t *m), (m))
+FTHR_EXPORT_WATCHED(int, mtx_trylock, fthr_mtx_trylock, (mtx_t *m), (m))
+FTHR_EXPORT_WATCHED(int, mtx_timedlock, fthr_mtx_timedlock,
+		    (mtx_t *restrict m, const struct timespec *restrict t), (m, t))
+FTHR_EXPORT_WATCHED(int, mtx_unlock, fthr_mtx_unlock, (mtx_t *m), (m))
+FTHR_EXPORT_WATCHED(int, cnd_init, fthr_cnd_init, (cnd_t *c), (c))
+FTHR_EXPORT_WATCHED(int, cnd_wait, fthr_cnd_wait, (cnd_t *c, mtx_t *m), (c, m))
+FTHR_EXPORT_WATCHED(int, cnd_timedwait, fthr_cnd_timedwait,
+		    (cnd_t *restrict c, mtx_t *restrict m, const struct timespec *restrict t),
+		    (c, m, t))
+/* (the two that return nothing, written out) */
+FTHR_HIDDEN void diag_fthr_mtx_destroy(mtx_t *m);
+FTHR_HIDDEN void diag_fthr_cnd_destroy(cnd_t *c);
+__attribute__((visibility("default"))) void mtx_destroy(mtx_t *m)
+{
+	if (unlikely(fthr_diag_on))
+		diag_fthr_mtx_destroy(m);
+	else
+		fthr_mtx_destroy(m);
+}
+__attribute__((visibility("default"))) void cnd_destroy(cnd_t *c)
+{
+	if (unlikely(fthr_diag_on))
+		diag_fthr_cnd_destroy(c);
+	else
+		fthr_cnd_destroy(c);
+}

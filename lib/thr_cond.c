@@ -40,14 +40,17 @@
  * Timeouts: a waiter whose deadline passed returns 0, not ETIMEDOUT, if seq
  * moved meanwhile: the signal may have been meant for it.
  * Cancellation (a cancellation point, the host's machinery): the type is
- * asynchronous only around the futex wait, and a request made during the
- * spin is acted on after it (host.c); the cleanup handler leaves the
- * waiter count, re-takes the mutex before the caller's handlers run, and
- * passes on a wake-up it may have consumed (one futex_wake).
+ * asynchronous only around the futex wait, and every return of the wait,
+ * spun or slept, checks for a request before it re-takes the mutex
+ * (fthr_cancel_before_return, host.h); the cleanup handler leaves the
+ * sleeper and waiter counts, re-takes the mutex before the caller's
+ * handlers run, and passes on a wake-up it may have consumed (one
+ * futex_wake).
  */
 #include "config.h"
 #include "objects.h"
 #include <limits.h>
+#include "diag.h"
 #include "drain.h"
 #include "host.h"
 #include "mutex.h"
@@ -76,7 +79,8 @@ struct wait_ctx {
 	struct cond *c;
 	pthread_mutex_t *m;
 	unsigned saved;
-	bool slept; /* counted in sleepers, maybe requeued */
+	bool slept;    /* slept: maybe requeued onto the mutex word */
+	bool sleeping; /* counted in sleepers */
 };
 
 static void cond_cancelled(void *arg)
@@ -84,7 +88,7 @@ static void cond_cancelled(void *arg)
 	struct wait_ctx *w = arg;
 	bool shared = w->c->flags & CF_SHARED;
 
-	if (w->slept)
+	if (w->sleeping)
 		__atomic_fetch_sub(&w->c->sleepers, 1, __ATOMIC_RELAXED);
 	fthr_futex_wake(&w->c->seq, 1, shared); /* pass on what we may have taken */
 	fthr_drain_leave(&w->c->waiters, shared);
@@ -112,14 +116,20 @@ static int cond_wait(pthread_cond_t *cv, pthread_mutex_t *m, clockid_t clk,
 	}
 	if (FTHR_SPIN_UNTIL(a_load_relaxed(&c->seq) != seq)) {
 		r = 0;
-		fthr_cancel_after_spin(cond_cancelled, &w);
 	} else {
-		w.slept = true;
+		w.slept = w.sleeping = true;
 		__atomic_fetch_add(&c->sleepers, 1, __ATOMIC_SEQ_CST);
 		r = fthr_futex_wait_cancelable(&c->seq, seq, shared, clk, abstime,
 					       cond_cancelled, &w);
-		FTHR_ASSERT(__atomic_sub_fetch(&c->sleepers, 1, __ATOMIC_RELAXED) >= 0);
+		FTHR_ASSERT(a_load_relaxed(&c->sleepers) > 0);
+		__atomic_fetch_sub(&c->sleepers, 1, __ATOMIC_RELAXED);
+		w.sleeping = false;
 	}
+	/* Every return of the wait passes here, whichever way it saw seq
+	 * move (or timed out): a request made before the wake-up was sent,
+	 * or pending at entry, is acted on inside the wait, the wake-up passed
+	 * on and the mutex re-taken for the handlers. */
+	fthr_cancel_before_return(cond_cancelled, &w);
 	if (r == ETIMEDOUT && a_load_relaxed(&c->seq) != seq)
 		r = 0;
 	fthr_drain_leave(&c->waiters, shared);
@@ -134,12 +144,12 @@ static int cond_wait(pthread_cond_t *cv, pthread_mutex_t *m, clockid_t clk,
 	return r == ETIMEDOUT ? ETIMEDOUT : 0;
 }
 
-FTHR_HIDDEN int fthr_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+FTHR_HIDDEN FTHR_INLINED int fthr_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
 	return cond_wait(c, m, CLOCK_REALTIME, NULL);
 }
 
-FTHR_HIDDEN int fthr_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
+FTHR_HIDDEN FTHR_INLINED int fthr_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 				    const struct timespec *abstime)
 {
 	if (!abstime)
@@ -147,7 +157,7 @@ FTHR_HIDDEN int fthr_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 	return cond_wait(c, m, C(c)->flags >> CF_CLOCK_SHIFT, abstime);
 }
 
-FTHR_HIDDEN int fthr_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m,
+FTHR_HIDDEN FTHR_INLINED int fthr_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m,
 				    clockid_t clk, const struct timespec *abstime)
 {
 	if (!fthr_futex_clock_ok(clk) || !abstime)
@@ -190,7 +200,7 @@ FTHR_HIDDEN int fthr_cond_broadcast(pthread_cond_t *cv)
 	return 0;
 }
 
-FTHR_HIDDEN int fthr_cond_init(pthread_cond_t *cv, const pthread_condattr_t *a)
+FTHR_HIDDEN FTHR_INLINED int fthr_cond_init(pthread_cond_t *cv, const pthread_condattr_t *a)
 {
 	struct cond *c = C(cv);
 
@@ -199,7 +209,7 @@ FTHR_HIDDEN int fthr_cond_init(pthread_cond_t *cv, const pthread_condattr_t *a)
 	return 0;
 }
 
-FTHR_HIDDEN int fthr_cond_destroy(pthread_cond_t *cv)
+FTHR_HIDDEN FTHR_INLINED int fthr_cond_destroy(pthread_cond_t *cv)
 {
 	struct cond *c = C(cv);
 
@@ -260,5 +270,14 @@ FTHR_EXPORT(pthread_condattr_setclock, fthr_condattr_setclock);
 FTHR_EXPORT(pthread_condattr_getclock, fthr_condattr_getclock);
 FTHR_EXPORT(pthread_condattr_setpshared, fthr_condattr_setpshared);
 FTHR_EXPORT(pthread_condattr_getpshared, fthr_condattr_getpshared);
-/* The watched entry points (mutex, rwlock, cond and sem lock, wait, init and
- * destroy) are exported by lib/diag.c. */
+/* The entry points FTHR_PROFILE/FTHR_CHECK can watch (diag.h). */
+FTHR_EXPORT_WATCHED(int, pthread_cond_init, fthr_cond_init,
+		    (pthread_cond_t *c, const pthread_condattr_t *a), (c, a))
+FTHR_EXPORT_WATCHED(int, pthread_cond_destroy, fthr_cond_destroy, (pthread_cond_t *c), (c))
+FTHR_EXPORT_WATCHED(int, pthread_cond_wait, fthr_cond_wait,
+		    (pthread_cond_t *c, pthread_mutex_t *m), (c, m))
+FTHR_EXPORT_WATCHED(int, pthread_cond_timedwait, fthr_cond_timedwait,
+		    (pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *t), (c, m, t))
+FTHR_EXPORT_WATCHED(int, pthread_cond_clockwait, fthr_cond_clockwait,
+		    (pthread_cond_t *c, pthread_mutex_t *m, clockid_t k,
+		     const struct timespec *t), (c, m, k, t))

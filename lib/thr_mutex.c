@@ -45,6 +45,7 @@
 #include <sched.h>
 #include <string.h>
 #include <sys/single_threaded.h>
+#include "diag.h"
 #include "lll.h"
 #include "mutex.h"
 #include "self.h"
@@ -263,18 +264,18 @@ static inline int mutex_lock_common(pthread_mutex_t *m, clockid_t clk,
 	return mutex_lock_slow(m, clk, abstime, timed);
 }
 
-FTHR_HIDDEN int fthr_mutex_lock(pthread_mutex_t *m)
+FTHR_HIDDEN FTHR_INLINED int fthr_mutex_lock(pthread_mutex_t *m)
 {
 	return mutex_lock_common(m, CLOCK_REALTIME, NULL, false);
 }
 
-FTHR_HIDDEN int fthr_mutex_timedlock(pthread_mutex_t *m,
+FTHR_HIDDEN FTHR_INLINED int fthr_mutex_timedlock(pthread_mutex_t *m,
 				     const struct timespec *abstime)
 {
 	return mutex_lock_common(m, CLOCK_REALTIME, abstime, true);
 }
 
-FTHR_HIDDEN int fthr_mutex_clocklock(pthread_mutex_t *m, clockid_t clk,
+FTHR_HIDDEN FTHR_INLINED int fthr_mutex_clocklock(pthread_mutex_t *m, clockid_t clk,
 				     const struct timespec *abstime)
 {
 	if (!fthr_futex_clock_ok(clk))
@@ -282,7 +283,7 @@ FTHR_HIDDEN int fthr_mutex_clocklock(pthread_mutex_t *m, clockid_t clk,
 	return TSAN_LOCK(m, 0, mutex_lock_common(m, clk, abstime, true));
 }
 
-FTHR_HIDDEN int fthr_mutex_trylock(pthread_mutex_t *m)
+FTHR_HIDDEN FTHR_INLINED int fthr_mutex_trylock(pthread_mutex_t *m)
 {
 	int kind = mutex_kind(m), tid;
 
@@ -333,7 +334,7 @@ static FTHR_NOINLINE int mutex_unlock_slow(pthread_mutex_t *m, int kind)
 	return 0;
 }
 
-FTHR_HIDDEN int fthr_mutex_unlock(pthread_mutex_t *m)
+FTHR_HIDDEN FTHR_INLINED int fthr_mutex_unlock(pthread_mutex_t *m)
 {
 	int kind = mutex_kind(m);
 
@@ -401,7 +402,7 @@ bool fthr_mutex_requeue_ok(const pthread_mutex_t *m)
 				 FTHR_MUTEX_PRIO_INHERIT | FTHR_MUTEX_PRIO_PROTECT)) == 0;
 }
 
-FTHR_HIDDEN int fthr_mutex_init(pthread_mutex_t *m,
+FTHR_HIDDEN FTHR_INLINED int fthr_mutex_init(pthread_mutex_t *m,
 				const pthread_mutexattr_t *attr)
 {
 	int a = attr ? attr->__align : 0;
@@ -428,7 +429,7 @@ FTHR_HIDDEN int fthr_mutex_init(pthread_mutex_t *m,
 	return 0;
 }
 
-FTHR_HIDDEN int fthr_mutex_destroy(pthread_mutex_t *m)
+FTHR_HIDDEN FTHR_INLINED int fthr_mutex_destroy(pthread_mutex_t *m)
 {
 	int word = a_load_relaxed(lockword(m));
 
@@ -442,6 +443,22 @@ FTHR_HIDDEN int fthr_mutex_destroy(pthread_mutex_t *m)
 	return 0;
 }
 
-/* glibc also exports these names (old binaries and libraries use them). */
-/* The watched entry points (mutex, rwlock, cond and sem lock, wait, init and
- * destroy) are exported by lib/diag.c. */
+/* The entry points FTHR_PROFILE/FTHR_CHECK can watch (diag.h), and the
+ * names glibc also exports (old binaries and libraries use them). */
+FTHR_EXPORT_WATCHED(int, pthread_mutex_init, fthr_mutex_init,
+		    (pthread_mutex_t *m, const pthread_mutexattr_t *a), (m, a))
+FTHR_EXPORT_WATCHED(int, pthread_mutex_destroy, fthr_mutex_destroy,
+		    (pthread_mutex_t *m), (m))
+FTHR_EXPORT_WATCHED(int, pthread_mutex_lock, fthr_mutex_lock, (pthread_mutex_t *m), (m))
+FTHR_EXPORT_WATCHED(int, pthread_mutex_trylock, fthr_mutex_trylock,
+		    (pthread_mutex_t *m), (m))
+FTHR_EXPORT_WATCHED(int, pthread_mutex_timedlock, fthr_mutex_timedlock,
+		    (pthread_mutex_t *m, const struct timespec *t), (m, t))
+FTHR_EXPORT_WATCHED(int, pthread_mutex_clocklock, fthr_mutex_clocklock,
+		    (pthread_mutex_t *m, clockid_t c, const struct timespec *t), (m, c, t))
+FTHR_EXPORT_WATCHED(int, pthread_mutex_unlock, fthr_mutex_unlock, (pthread_mutex_t *m), (m))
+FTHR_EXPORT_ALIAS(__pthread_mutex_init, pthread_mutex_init);
+FTHR_EXPORT_ALIAS(__pthread_mutex_destroy, pthread_mutex_destroy);
+FTHR_EXPORT_ALIAS(__pthread_mutex_lock, pthread_mutex_lock);
+FTHR_EXPORT_ALIAS(__pthread_mutex_trylock, pthread_mutex_trylock);
+FTHR_EXPORT_ALIAS(__pthread_mutex_unlock, pthread_mutex_unlock);

@@ -85,6 +85,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <sched.h>
+#include "diag.h"
 #include "lll.h"
 #include "objects.h"
 #include "self.h"
@@ -656,12 +657,12 @@ static inline int wrlock(pthread_rwlock_t *rw, clockid_t clk,
 	return wrlock_slow(l, clk, abstime, timed);
 }
 
-FTHR_HIDDEN int fthr_rwlock_rdlock(pthread_rwlock_t *l)
+FTHR_HIDDEN FTHR_INLINED int fthr_rwlock_rdlock(pthread_rwlock_t *l)
 {
 	return rdlock(l, CLOCK_REALTIME, NULL, false);
 }
 
-FTHR_HIDDEN int fthr_rwlock_tryrdlock(pthread_rwlock_t *rw)
+FTHR_HIDDEN FTHR_INLINED int fthr_rwlock_tryrdlock(pthread_rwlock_t *rw)
 {
 	struct rwlock *l = R(rw);
 	int r;
@@ -673,12 +674,12 @@ FTHR_HIDDEN int fthr_rwlock_tryrdlock(pthread_rwlock_t *rw)
 	return r;
 }
 
-FTHR_HIDDEN int fthr_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *t)
+FTHR_HIDDEN FTHR_INLINED int fthr_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *t)
 {
 	return rdlock(l, CLOCK_REALTIME, t, true);
 }
 
-FTHR_HIDDEN int fthr_rwlock_clockrdlock(pthread_rwlock_t *l, clockid_t clk,
+FTHR_HIDDEN FTHR_INLINED int fthr_rwlock_clockrdlock(pthread_rwlock_t *l, clockid_t clk,
 					const struct timespec *t)
 {
 	if (!fthr_futex_clock_ok(clk))
@@ -686,12 +687,12 @@ FTHR_HIDDEN int fthr_rwlock_clockrdlock(pthread_rwlock_t *l, clockid_t clk,
 	return TSAN_LOCK(l, TSAN_READ_LOCK, rdlock(l, clk, t, true));
 }
 
-FTHR_HIDDEN int fthr_rwlock_wrlock(pthread_rwlock_t *l)
+FTHR_HIDDEN FTHR_INLINED int fthr_rwlock_wrlock(pthread_rwlock_t *l)
 {
 	return wrlock(l, CLOCK_REALTIME, NULL, false);
 }
 
-FTHR_HIDDEN int fthr_rwlock_trywrlock(pthread_rwlock_t *rw)
+FTHR_HIDDEN FTHR_INLINED int fthr_rwlock_trywrlock(pthread_rwlock_t *rw)
 {
 	struct rwlock *l = R(rw);
 	int r;
@@ -707,12 +708,12 @@ FTHR_HIDDEN int fthr_rwlock_trywrlock(pthread_rwlock_t *rw)
 	return EBUSY;
 }
 
-FTHR_HIDDEN int fthr_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *t)
+FTHR_HIDDEN FTHR_INLINED int fthr_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *t)
 {
 	return wrlock(l, CLOCK_REALTIME, t, true);
 }
 
-FTHR_HIDDEN int fthr_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clk,
+FTHR_HIDDEN FTHR_INLINED int fthr_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clk,
 					const struct timespec *t)
 {
 	if (!fthr_futex_clock_ok(clk))
@@ -745,7 +746,7 @@ static FTHR_NOINLINE int unlock_slow(struct rwlock *l)
 /* The common unlocks inline (no call, no saved register): the write
  * lock, or a read hold through state, with nobody asleep; the rest out of
  * line. */
-FTHR_HIDDEN int fthr_rwlock_unlock(pthread_rwlock_t *rw)
+FTHR_HIDDEN FTHR_INLINED int fthr_rwlock_unlock(pthread_rwlock_t *rw)
 {
 	struct rwlock *l = R(rw);
 	struct fthr_self *self = &fthr_self_rec;
@@ -763,7 +764,7 @@ FTHR_HIDDEN int fthr_rwlock_unlock(pthread_rwlock_t *rw)
 	return unlock_slow(l);
 }
 
-FTHR_HIDDEN int fthr_rwlock_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t *a)
+FTHR_HIDDEN FTHR_INLINED int fthr_rwlock_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t *a)
 {
 	struct rwlock *l = R(rw);
 	const int *attr = a ? (const int *)a : NULL;
@@ -776,7 +777,7 @@ FTHR_HIDDEN int fthr_rwlock_init(pthread_rwlock_t *rw, const pthread_rwlockattr_
 	return 0;
 }
 
-FTHR_HIDDEN int fthr_rwlock_destroy(pthread_rwlock_t *rw)
+FTHR_HIDDEN FTHR_INLINED int fthr_rwlock_destroy(pthread_rwlock_t *rw)
 {
 	struct rwlock *l = R(rw);
 
@@ -842,6 +843,28 @@ FTHR_EXPORT(pthread_rwlockattr_setkind_np, fthr_rwlockattr_setkind_np);
 FTHR_EXPORT(pthread_rwlockattr_getkind_np, fthr_rwlockattr_getkind_np);
 FTHR_EXPORT(pthread_rwlockattr_setpshared, fthr_rwlockattr_setpshared);
 FTHR_EXPORT(pthread_rwlockattr_getpshared, fthr_rwlockattr_getpshared);
-/* glibc's alternate names */
-/* The watched entry points (mutex, rwlock, cond and sem lock, wait, init and
- * destroy) are exported by lib/diag.c. */
+/* The entry points FTHR_PROFILE/FTHR_CHECK can watch (diag.h), and the
+ * names glibc also exports. */
+FTHR_EXPORT_WATCHED(int, pthread_rwlock_init, fthr_rwlock_init,
+		    (pthread_rwlock_t *l, const pthread_rwlockattr_t *a), (l, a))
+FTHR_EXPORT_WATCHED(int, pthread_rwlock_destroy, fthr_rwlock_destroy, (pthread_rwlock_t *l), (l))
+FTHR_EXPORT_WATCHED(int, pthread_rwlock_rdlock, fthr_rwlock_rdlock, (pthread_rwlock_t *l), (l))
+FTHR_EXPORT_WATCHED(int, pthread_rwlock_tryrdlock, fthr_rwlock_tryrdlock, (pthread_rwlock_t *l), (l))
+FTHR_EXPORT_WATCHED(int, pthread_rwlock_timedrdlock, fthr_rwlock_timedrdlock,
+		    (pthread_rwlock_t *l, const struct timespec *t), (l, t))
+FTHR_EXPORT_WATCHED(int, pthread_rwlock_clockrdlock, fthr_rwlock_clockrdlock,
+		    (pthread_rwlock_t *l, clockid_t c, const struct timespec *t), (l, c, t))
+FTHR_EXPORT_WATCHED(int, pthread_rwlock_wrlock, fthr_rwlock_wrlock, (pthread_rwlock_t *l), (l))
+FTHR_EXPORT_WATCHED(int, pthread_rwlock_trywrlock, fthr_rwlock_trywrlock, (pthread_rwlock_t *l), (l))
+FTHR_EXPORT_WATCHED(int, pthread_rwlock_timedwrlock, fthr_rwlock_timedwrlock,
+		    (pthread_rwlock_t *l, const struct timespec *t), (l, t))
+FTHR_EXPORT_WATCHED(int, pthread_rwlock_clockwrlock, fthr_rwlock_clockwrlock,
+		    (pthread_rwlock_t *l, clockid_t c, const struct timespec *t), (l, c, t))
+FTHR_EXPORT_WATCHED(int, pthread_rwlock_unlock, fthr_rwlock_unlock, (pthread_rwlock_t *l), (l))
+FTHR_EXPORT_ALIAS(__pthread_rwlock_init, pthread_rwlock_init);
+FTHR_EXPORT_ALIAS(__pthread_rwlock_destroy, pthread_rwlock_destroy);
+FTHR_EXPORT_ALIAS(__pthread_rwlock_rdlock, pthread_rwlock_rdlock);
+FTHR_EXPORT_ALIAS(__pthread_rwlock_tryrdlock, pthread_rwlock_tryrdlock);
+FTHR_EXPORT_ALIAS(__pthread_rwlock_wrlock, pthread_rwlock_wrlock);
+FTHR_EXPORT_ALIAS(__pthread_rwlock_trywrlock, pthread_rwlock_trywrlock);
+FTHR_EXPORT_ALIAS(__pthread_rwlock_unlock, pthread_rwlock_unlock);

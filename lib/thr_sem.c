@@ -17,8 +17,10 @@
  *            type is asynchronous only around the futex wait; the cleanup
  *            handler unregisters and, if tokens and other waiters remain,
  *            passes the wake-up it may have consumed on (glibc does not).
- *            A request made during the spin is acted on after it
- *            (host.c), the token it took posted back.
+ *            Every successful return checks for a request after the take
+ *            (fthr_cancel_before_return, host.h): one pending, or made
+ *            before the post of the token taken, is acted on there, the
+ *            token posted back.
  * Every post that finds a registered waiter wakes one; a registered waiter
  * sleeps only while the value is 0: no wake-up is lost.
  */
@@ -26,6 +28,7 @@
 #include "tsan.h"
 #include <errno.h>
 #include <limits.h>
+#include "diag.h"
 #include "futex.h"
 #include "host.h"
 #include "sem.h"
@@ -55,7 +58,7 @@ static FTHR_COLD int fail(int e)
 	return -1;
 }
 
-FTHR_HIDDEN int fthr_sem_init(sem_t *sem, int pshared, unsigned value)
+FTHR_HIDDEN FTHR_INLINED int fthr_sem_init(sem_t *sem, int pshared, unsigned value)
 {
 	if (value > SEM_VALUE_MAX)
 		return fail(EINVAL);
@@ -63,7 +66,7 @@ FTHR_HIDDEN int fthr_sem_init(sem_t *sem, int pshared, unsigned value)
 	return 0;
 }
 
-FTHR_HIDDEN int fthr_sem_destroy(sem_t *sem)
+FTHR_HIDDEN FTHR_INLINED int fthr_sem_destroy(sem_t *sem)
 {
 	(void)sem;
 	return 0;
@@ -113,19 +116,15 @@ static void sem_give_back(void *arg)
 	fthr_sem_post(arg);
 }
 
-static FTHR_NOINLINE int sem_wait_slow(struct sem *s, clockid_t clk,
-				       const struct timespec *abstime, bool timed)
+/* Registered as a waiter: sleep until a token can be taken (0, token
+ * taken and unregistered) or the deadline or a signal handler ends the
+ * wait (unregistered, the error). */
+static int sem_sleep(struct sem *s, clockid_t clk, const struct timespec *abstime)
 {
-	uint64_t d;
-	int err = 0;
+	uint64_t d = __atomic_fetch_add(&s->data, 1ull << SEM_NWAITERS_SHIFT,
+					__ATOMIC_RELAXED);
+	int err;
 
-	if (FTHR_SPIN_UNTIL(sem_take(s))) {
-		fthr_cancel_after_spin(sem_give_back, s);
-		return 0;
-	}
-	if (timed && (err = fthr_abstime_check(abstime)) != 0)
-		return fail(err);
-	d = __atomic_fetch_add(&s->data, 1ull << SEM_NWAITERS_SHIFT, __ATOMIC_RELAXED);
 	for (;;) {
 		if ((d & SEM_VALUE_MASK) == 0) {
 			err = fthr_futex_wait_cancelable(value_word(s), 0, sem_shared(s),
@@ -133,7 +132,7 @@ static FTHR_NOINLINE int sem_wait_slow(struct sem *s, clockid_t clk,
 			if (err == ETIMEDOUT || err == EINTR) {
 				__atomic_fetch_sub(&s->data, 1ull << SEM_NWAITERS_SHIFT,
 						   __ATOMIC_RELAXED);
-				return fail(err);
+				return err;
 			}
 			d = __atomic_load_n(&s->data, __ATOMIC_RELAXED);
 		} else if (__atomic_compare_exchange_n(
@@ -144,12 +143,35 @@ static FTHR_NOINLINE int sem_wait_slow(struct sem *s, clockid_t clk,
 	}
 }
 
-/* Waits are cancellation points even when they need not block. */
-FTHR_HIDDEN int fthr_sem_wait(sem_t *sem)
+/* No token at once. A request already pending is acted on before the spin;
+ * every token taken here, in the spin or by sem_sleep (also one found on
+ * the way to the first futex wait), goes out through the one check of the
+ * wait's end. */
+static FTHR_NOINLINE int sem_wait_slow(struct sem *s, clockid_t clk,
+				       const struct timespec *abstime, bool timed)
 {
+	int err;
+
 	fthr_testcancel();
-	if (likely(sem_take(S(sem))))
+	if (!FTHR_SPIN_UNTIL(sem_take(s))) {
+		if (timed && (err = fthr_abstime_check(abstime)) != 0)
+			return fail(err);
+		if ((err = sem_sleep(s, clk, abstime)) != 0)
+			return fail(err);
+	}
+	fthr_cancel_before_return(sem_give_back, s);
+	return 0;
+}
+
+/* Waits are cancellation points even when they need not block: the check
+ * comes after the take, so that it also sees a request made before the
+ * post of the token taken. */
+FTHR_HIDDEN FTHR_INLINED int fthr_sem_wait(sem_t *sem)
+{
+	if (likely(sem_take(S(sem)))) {
+		fthr_cancel_before_return(sem_give_back, S(sem));
 		return 0;
+	}
 	return sem_wait_slow(S(sem), CLOCK_REALTIME, NULL, false);
 }
 
@@ -158,23 +180,24 @@ FTHR_HIDDEN int fthr_sem_trywait(sem_t *sem)
 	return sem_take(S(sem)) ? 0 : fail(EAGAIN);
 }
 
-FTHR_HIDDEN int fthr_sem_timedwait(sem_t *sem, const struct timespec *abstime)
+FTHR_HIDDEN FTHR_INLINED int fthr_sem_timedwait(sem_t *sem, const struct timespec *abstime)
 {
-	fthr_testcancel();
-	if (sem_take(S(sem)))
+	if (sem_take(S(sem))) {
+		fthr_cancel_before_return(sem_give_back, S(sem));
 		return 0;
+	}
 	return sem_wait_slow(S(sem), CLOCK_REALTIME, abstime, true);
 }
 
-FTHR_HIDDEN int fthr_sem_clockwait(sem_t *sem, clockid_t clk,
+FTHR_HIDDEN FTHR_INLINED int fthr_sem_clockwait(sem_t *sem, clockid_t clk,
 				   const struct timespec *abstime)
 {
 	int r;
 
 	if (!fthr_futex_clock_ok(clk))
 		return fail(EINVAL);
-	fthr_testcancel();
 	if (sem_take(S(sem))) {
+		fthr_cancel_before_return(sem_give_back, S(sem));
 		TSAN_ACQUIRE(sem);
 		return 0;
 	}
@@ -193,5 +216,12 @@ FTHR_HIDDEN int fthr_sem_getvalue(sem_t *sem, int *value)
 FTHR_EXPORT(sem_post, fthr_sem_post);
 FTHR_EXPORT(sem_trywait, fthr_sem_trywait);
 FTHR_EXPORT(sem_getvalue, fthr_sem_getvalue);
-/* The watched entry points (mutex, rwlock, cond and sem lock, wait, init and
- * destroy) are exported by lib/diag.c. */
+/* The entry points FTHR_PROFILE/FTHR_CHECK can watch (diag.h). */
+FTHR_EXPORT_WATCHED(int, sem_init, fthr_sem_init, (sem_t *s, int pshared, unsigned value),
+		    (s, pshared, value))
+FTHR_EXPORT_WATCHED(int, sem_destroy, fthr_sem_destroy, (sem_t *s), (s))
+FTHR_EXPORT_WATCHED(int, sem_wait, fthr_sem_wait, (sem_t *s), (s))
+FTHR_EXPORT_WATCHED(int, sem_timedwait, fthr_sem_timedwait, (sem_t *s, const struct timespec *t),
+		    (s, t))
+FTHR_EXPORT_WATCHED(int, sem_clockwait, fthr_sem_clockwait,
+		    (sem_t *s, clockid_t c, const struct timespec *t), (s, c, t))

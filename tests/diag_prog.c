@@ -268,8 +268,8 @@ static int contention(void)
 	return 0;
 }
 
-/* Is pthread_mutex_lock bound to fthr's plain function? Prints its offset
- * in the library that defines it. */
+/* Which pthread_mutex_lock is the program bound to? Prints its offset in
+ * the library that defines it. */
 static int binding(void)
 {
 	void *f = dlsym(RTLD_DEFAULT, "pthread_mutex_lock");

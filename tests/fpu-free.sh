@@ -41,20 +41,13 @@ fpu_insns() {
 	esac
 }
 
-# Disassemble one exported function by its address and size. An exported
-# indirect function (the entry points FTHR_PROFILE/FTHR_CHECK can watch,
-# lib/diag.h) is checked in the plain implementation its resolver returns
-# when both are off: fthr_NAME for pthread_NAME and NAME otherwise, found
-# in the full symbol table (the build tree's library is not stripped).
+# Disassemble one exported function by its address and size. (The entry
+# points FTHR_PROFILE/FTHR_CHECK can watch are checked as they are: the
+# plain body with the test of the diagnostics flag in front, lib/diag.h.)
 disasm_fn() { # lib sym
 	set -- "$1" "$2" $($NM -D -S --defined-only "$1" | awk -v s="$2" '$4 == s { print $1, $2, $3 }')
 	test $# -eq 5 || { echo "no symbol $2 in $1" >&2; return 1; }
-	if test "$5" = i; then
-		impl=fthr_${2#pthread_}
-		set -- "$1" "$2" $($NM -S --defined-only "$1" | awk -v s="$impl" '$4 == s { print $1, $2 }')
-		test $# -eq 4 || { echo "$2 is an ifunc, but no $impl in $1" >&2; return 1; }
-		echo "(ifunc, plain: $impl)" >&2
-	fi
+	test "$5" = T || { echo "$2 is of type $5, not an ordinary function" >&2; return 1; }
 	start=$((0x$3)); stop=$((0x$3 + 0x$4))
 	$OBJDUMP -d --no-show-raw-insn --start-address=$start --stop-address=$stop "$1" | grep -P '^\s+[0-9a-f]+:\t'
 }
@@ -68,8 +61,7 @@ check_lib() { # lib
 		bad=1
 	fi
 	for f in $HOT; do
-		body=$(disasm_fn "$lib" "$f" 2>"$lib.fpu-note") || { cat "$lib.fpu-note"; bad=1; continue; }
-		note=$(cat "$lib.fpu-note"); rm -f "$lib.fpu-note"
+		body=$(disasm_fn "$lib" "$f") || { bad=1; continue; }
 		n=$(printf '%s\n' "$body" | wc -l)
 		calls=$(printf '%s\n' "$body" | grep -E '\s(call|callq|jmp|jmpq|bl|b|br|blr)\s' |
 			grep -E '@plt|\*|\s(br|blr)\s' )
@@ -85,7 +77,7 @@ check_lib() { # lib
 			printf '%s\n' "$calls" "$fpu" | sed '/^$/d'
 			bad=1
 		else
-			echo "$f: $n instructions, FPU-free, no call out of the library${note:+ $note}"
+			echo "$f: $n instructions, FPU-free, no call out of the library"
 		fi
 	done
 	return $bad

@@ -1507,8 +1507,9 @@ END_TEST
  * cancellation point, so the request is acted on before it returns, and the
  * wake-up and the token are left for others. The main thread cancels as
  * soon as the waiter has announced itself and signals once the waiter has
- * released the mutex by waiting, while the waiter most likely still spins;
- * the rounds make that certain enough to catch a wait that returns. */
+ * released the mutex by waiting: spinning or asleep by then, cancelled is
+ * the one correct outcome (the request came before the wake-up), and every
+ * return of the wait checks for it. */
 enum { SP_ROUNDS = 40 };
 static struct {
 	pthread_mutex_t m;

@@ -910,12 +910,12 @@ START_TEST(cancel_pending_on_positive_semaphore)
 }
 END_TEST
 
-/* A request made while the waiter still spins in sem_wait (before any
- * futex wait), then a post: the wait is a cancellation point, so the
- * request is acted on before it returns and the token stays. The main
- * thread cancels as soon as the waiter has announced itself and posts at
- * once, while the waiter most likely still spins; the rounds make that
- * certain enough to catch a wait that returns with the token. */
+/* A request made while the waiter is on its way into sem_wait or still
+ * spins there (before any futex wait), then a post: the wait is a
+ * cancellation point, so the request is acted on before it returns and the
+ * token stays. The main thread cancels as soon as the waiter has announced
+ * itself and posts at once; wherever the waiter is by then, cancelled is
+ * the one correct outcome (the request came before the token). */
 enum { SP_ROUNDS = 40 };
 static sem_t sps;
 static int sp_waiting;
@@ -949,6 +949,51 @@ START_TEST(cancel_during_spin_keeps_the_token)
 		r = harness_join(t, 5);
 		ck_assert_msg(r == PTHREAD_CANCELED,
 			      "round %d: sem_wait returned (%p) after the request", round, r);
+		ck_assert_int_eq(val(&sps), 1);
+		assert_no_waiters(&sps);
+		ck_assert_int_eq(sem_destroy(&sps), 0);
+	}
+}
+END_TEST
+
+/* The same order of events, request then post, at every moment of the
+ * waiter's way through sem_wait: before it enters, at its first take, in
+ * its spin, just after the spin gave up (between its last look and its
+ * registration as a waiter: the window the old code returned the token
+ * through), asleep. Whatever the moment, a token posted after
+ * pthread_cancel returned is never returned by the wait: every successful
+ * return checks for the request after its take. The delay between the
+ * waiter's announcement and the request sweeps 0-10 us in 100 ns steps,
+ * around the end of a new thread's spin, 20 times over; no outcome
+ * depends on where the waiter was. (The old code failed in each of 6 runs
+ * on a busy 2-cpu machine, 1-5 rounds of 2000 each.) */
+enum { SW_ROUNDS = 2000, SW_STEPS = 100 };
+
+START_TEST(cancel_then_post_at_any_moment_keeps_the_token)
+{
+	pthread_t t;
+	int64_t end, until;
+	void *r;
+
+	if (harness_skip_under_asan("cancel_then_post_at_any_moment_keeps_the_token"))
+		return;
+	for (int round = 0; round < SW_ROUNDS; round++) {
+		ck_assert_int_eq(sem_init(&sps, 0, 0), 0);
+		sp_waiting = 0;
+		ck_assert_int_eq(pthread_create(&t, NULL, spin_cancel_fn, NULL), 0);
+		end = harness_now_ns(CLOCK_MONOTONIC) + 5000000000LL;
+		while (!__atomic_load_n(&sp_waiting, __ATOMIC_ACQUIRE))
+			ck_assert(harness_now_ns(CLOCK_MONOTONIC) < end);
+		until = harness_now_ns(CLOCK_MONOTONIC) + (round % SW_STEPS) * 100;
+		while (harness_now_ns(CLOCK_MONOTONIC) < until)
+			;
+		ck_assert_int_eq(pthread_cancel(t), 0);
+		ck_assert_int_eq(sem_post(&sps), 0);
+		r = harness_join(t, 5);
+		ck_assert_msg(r == PTHREAD_CANCELED,
+			      "round %d (request %d ns after the waiter started): sem_wait "
+			      "returned (%p) with the token posted after the request",
+			      round, (round % SW_STEPS) * 100, r);
 		ck_assert_int_eq(val(&sps), 1);
 		assert_no_waiters(&sps);
 		ck_assert_int_eq(sem_destroy(&sps), 0);
@@ -1547,6 +1592,7 @@ int main(void)
 	tcase_add_loop_test(tc, cancel_blocked_waiter, 0, 3);
 	tcase_add_test(tc, cancel_all_blocked_waiters);
 	tcase_add_test(tc, cancel_during_spin_keeps_the_token);
+	tcase_add_test(tc, cancel_then_post_at_any_moment_keeps_the_token);
 	tcase_add_test(tc, cleanup_handler_waits_after_cancel);
 	/* sem_wait and sem_timedwait only: glibc 2.36's sem_clockwait takes
 	 * a free token without acting on a pending cancellation. */
