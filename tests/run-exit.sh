@@ -65,7 +65,7 @@ case_() {
 }
 # every step ran, even after a failure
 all_ran() {
-	for s in 'tree: -s -j[0-9]* check;' 'tree: -s -j[0-9]* distcheck' \
+	for s in 'tree: -s -j[0-9]* check;' 'tree: -s check-loaded;' 'tree: -s -j[0-9]* distcheck' \
 		'tree: -s verify;' 'tree: aarch64-check;' 'fthr-variant-invariants: -s -j[0-9]* check' \
 		'fthr-variant-asan-ubsan: -s -j[0-9]* check' 'fthr-variant-tsan: -s -j[0-9]* check'; do
 		echo "$ran" | grep -q -e "$s" ||
@@ -77,6 +77,9 @@ case_ "nothing fails" 0; all_ran "nothing fails"
 case_ "make check fails" nonzero FAKE_FAIL="tree:check"; all_ran "make check fails"
 case_ "make check fails before a test ran" nonzero FAKE_FAIL="tree:check" FAKE_NO_SUITE_LOG=1
 all_ran "make check fails before a test ran"
+case_ "check-loaded fails" nonzero FAKE_FAIL="tree:check-loaded"
+grep -q 'FAIL' "$tmp/tree/ci-results/tests/check-loaded.trs" 2>/dev/null ||
+	{ echo "FAIL: check-loaded fails: ci-results/tests/check-loaded.trs does not say FAIL"; failed=$((failed + 1)); }
 case_ "distcheck fails" nonzero FAKE_FAIL="tree:distcheck"
 grep -q 'FAIL' "$tmp/tree/ci-results/tests/distcheck.trs" 2>/dev/null ||
 	{ echo "FAIL: distcheck fails: ci-results/tests/distcheck.trs does not say FAIL"; failed=$((failed + 1)); }
@@ -84,9 +87,9 @@ case_ "verify fails" nonzero FAKE_FAIL="tree:verify"
 case_ "aarch64-check fails" nonzero FAKE_AARCH64_RC=1
 case_ "the first variant fails" nonzero FAKE_FAIL="fthr-variant-invariants:check"
 case_ "the last variant fails" nonzero FAKE_FAIL="fthr-variant-tsan:check"
-case_ "a skipped step cannot fail" 0 FTHR_SKIP="distcheck verify aarch64 variants" \
-	FAKE_FAIL="tree:distcheck tree:verify fthr-variant-invariants:check" FAKE_AARCH64_RC=1
-case $ran in *distcheck* | *verify* | *aarch64* | *variant*)
+case_ "a skipped step cannot fail" 0 FTHR_SKIP="check-loaded distcheck verify aarch64 variants" \
+	FAKE_FAIL="tree:check-loaded tree:distcheck tree:verify fthr-variant-invariants:check" FAKE_AARCH64_RC=1
+case $ran in *check-loaded* | *distcheck* | *verify* | *aarch64* | *variant*)
 	echo "FAIL: FTHR_SKIP: skipped steps ran: $ran"; failed=$((failed + 1)) ;; esac
 
 [ $failed = 0 ] && echo "scripts/run check: every exit status as expected"
