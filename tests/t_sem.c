@@ -929,30 +929,41 @@ static void *spin_cancel_fn(void *arg)
 	return (void *)1L; /* returned with the token */
 }
 
-START_TEST(cancel_during_spin_keeps_the_token)
+/* One round: a waiter thread, the request delay_ns after it announced
+ * itself, then the post; it must end cancelled, the token left. */
+static void cancel_then_post(int round, int delay_ns)
 {
+	int64_t end, until;
 	pthread_t t;
-	int64_t end;
 	void *r;
 
+	ck_assert_int_eq(sem_init(&sps, 0, 0), 0);
+	sp_waiting = 0;
+	ck_assert_int_eq(pthread_create(&t, NULL, spin_cancel_fn, NULL), 0);
+	end = harness_now_ns(CLOCK_MONOTONIC) + 5000000000LL;
+	while (!__atomic_load_n(&sp_waiting, __ATOMIC_ACQUIRE))
+		ck_assert(harness_now_ns(CLOCK_MONOTONIC) < end);
+	until = harness_now_ns(CLOCK_MONOTONIC) + delay_ns;
+	while (harness_now_ns(CLOCK_MONOTONIC) < until)
+		;
+	ck_assert_int_eq(pthread_cancel(t), 0);
+	ck_assert_int_eq(sem_post(&sps), 0);
+	r = harness_join(t, 5);
+	ck_assert_msg(r == PTHREAD_CANCELED,
+		      "round %d (request %d ns after the waiter started): sem_wait "
+		      "returned (%p) with the token posted after the request",
+		      round, delay_ns, r);
+	ck_assert_int_eq(val(&sps), 1);
+	assert_no_waiters(&sps);
+	ck_assert_int_eq(sem_destroy(&sps), 0);
+}
+
+START_TEST(cancel_during_spin_keeps_the_token)
+{
 	if (harness_skip_under_asan("cancel_during_spin_keeps_the_token"))
 		return;
-	for (int round = 0; round < SP_ROUNDS; round++) {
-		ck_assert_int_eq(sem_init(&sps, 0, 0), 0);
-		sp_waiting = 0;
-		ck_assert_int_eq(pthread_create(&t, NULL, spin_cancel_fn, NULL), 0);
-		end = harness_now_ns(CLOCK_MONOTONIC) + 5000000000LL;
-		while (!__atomic_load_n(&sp_waiting, __ATOMIC_ACQUIRE))
-			ck_assert(harness_now_ns(CLOCK_MONOTONIC) < end);
-		ck_assert_int_eq(pthread_cancel(t), 0);
-		ck_assert_int_eq(sem_post(&sps), 0);
-		r = harness_join(t, 5);
-		ck_assert_msg(r == PTHREAD_CANCELED,
-			      "round %d: sem_wait returned (%p) after the request", round, r);
-		ck_assert_int_eq(val(&sps), 1);
-		assert_no_waiters(&sps);
-		ck_assert_int_eq(sem_destroy(&sps), 0);
-	}
+	for (int round = 0; round < SP_ROUNDS; round++)
+		cancel_then_post(round, 0);
 }
 END_TEST
 
@@ -972,34 +983,13 @@ enum { SW_ROUNDS = 2000, SW_STEPS = 100 };
 
 START_TEST(cancel_then_post_at_any_moment_keeps_the_token)
 {
-	int64_t stop = harness_now_ns(CLOCK_MONOTONIC) + 3000000000LL, end, until;
-	pthread_t t;
-	void *r;
+	int64_t stop = harness_now_ns(CLOCK_MONOTONIC) + 3000000000LL;
 
 	if (harness_skip_under_asan("cancel_then_post_at_any_moment_keeps_the_token"))
 		return;
 	for (int round = 0; round < SW_ROUNDS && harness_now_ns(CLOCK_MONOTONIC) < stop;
-	     round++) {
-		ck_assert_int_eq(sem_init(&sps, 0, 0), 0);
-		sp_waiting = 0;
-		ck_assert_int_eq(pthread_create(&t, NULL, spin_cancel_fn, NULL), 0);
-		end = harness_now_ns(CLOCK_MONOTONIC) + 5000000000LL;
-		while (!__atomic_load_n(&sp_waiting, __ATOMIC_ACQUIRE))
-			ck_assert(harness_now_ns(CLOCK_MONOTONIC) < end);
-		until = harness_now_ns(CLOCK_MONOTONIC) + (round % SW_STEPS) * 100;
-		while (harness_now_ns(CLOCK_MONOTONIC) < until)
-			;
-		ck_assert_int_eq(pthread_cancel(t), 0);
-		ck_assert_int_eq(sem_post(&sps), 0);
-		r = harness_join(t, 5);
-		ck_assert_msg(r == PTHREAD_CANCELED,
-			      "round %d (request %d ns after the waiter started): sem_wait "
-			      "returned (%p) with the token posted after the request",
-			      round, (round % SW_STEPS) * 100, r);
-		ck_assert_int_eq(val(&sps), 1);
-		assert_no_waiters(&sps);
-		ck_assert_int_eq(sem_destroy(&sps), 0);
-	}
+	     round++)
+		cancel_then_post(round, (round % SW_STEPS) * 100);
 }
 END_TEST
 
