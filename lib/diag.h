@@ -23,6 +23,11 @@ FTHR_HIDDEN int fthr_diag_mode(void);
 /* The thread-exit hook (thr_key.c) tells the checker a thread ends. */
 FTHR_HIDDEN void fthr_diag_thread_exit(void);
 
+/* A misuse found by the code of an object the checker does not watch
+ * (what, the object's kind and address): reported when FTHR_CHECK is on. */
+FTHR_HIDDEN void fthr_diag_misuse(const char *what, const char *kind,
+				  const volatile void *obj);
+
 /* Export pub as an indirect function: impl when both modes are off, the
  * watching variant diag_<impl> (lib/diag.c) otherwise. */
 #define FTHR_EXPORT_DIAG(pub, impl)                                            \

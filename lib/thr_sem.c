@@ -158,8 +158,17 @@ FTHR_HIDDEN int fthr_sem_trywait(sem_t *sem)
 	return sem_take(S(sem)) ? 0 : fail(EAGAIN);
 }
 
+/* As glibc, a deadline's nanoseconds are checked first, even when a token
+ * is there (POSIX allows either). */
+static inline bool bad_deadline(const struct timespec *t)
+{
+	return (unsigned long)t->tv_nsec >= 1000000000ul;
+}
+
 FTHR_HIDDEN int fthr_sem_timedwait(sem_t *sem, const struct timespec *abstime)
 {
+	if (unlikely(bad_deadline(abstime)))
+		return fail(EINVAL);
 	fthr_testcancel();
 	if (sem_take(S(sem)))
 		return 0;
@@ -171,7 +180,7 @@ FTHR_HIDDEN int fthr_sem_clockwait(sem_t *sem, clockid_t clk,
 {
 	int r;
 
-	if (!fthr_futex_clock_ok(clk))
+	if (!fthr_futex_clock_ok(clk) || bad_deadline(abstime))
 		return fail(EINVAL);
 	fthr_testcancel();
 	if (sem_take(S(sem))) {
