@@ -601,8 +601,19 @@ static void released(struct dobj *o, struct dheld *h)
 	struct dthread *t = fthr_self_rec.diag;
 	int how;
 
+	if (!h) {
+		/* not this thread's hold (a misuse check_release reported):
+		 * another thread's, or none at all */
+		int n = __atomic_load_n(&o->holds, __ATOMIC_RELAXED);
+
+		while (n > 0 && !__atomic_compare_exchange_n(&o->holds, &n, n - 1, true,
+							     __ATOMIC_RELAXED,
+							     __ATOMIC_RELAXED))
+			;
+		return;
+	}
 	__atomic_fetch_sub(&o->holds, 1, __ATOMIC_RELAXED);
-	if (!h || !t)
+	if (!t)
 		return;
 	how = h->how;
 	*h = t->h[--t->n]; /* order does not matter: swap with the last */
@@ -622,6 +633,17 @@ static void check_destroy(struct dobj *o, const char *what)
 		out(": %d holds, %d waiters\n", o->holds, o->waiters);
 		check_end();
 	}
+}
+
+FTHR_HIDDEN void fthr_diag_misuse(const char *what, const char *kind,
+				  const volatile void *obj)
+{
+	if (!checking() || !enter())
+		return;
+	check_begin(what);
+	out("  %s %p\n", kind, (const void *)obj);
+	check_end();
+	leave();
 }
 
 static void initialized(struct dobj *o)
@@ -974,7 +996,8 @@ FTHR_HIDDEN int diag_fthr_rwlock_unlock(pthread_rwlock_t *l)
 	check_use(o);
 	h = check_release(o);
 	r = fthr_rwlock_unlock(l);
-	if (r == 0)
+	/* (an unlock of another thread's write lock releases nothing) */
+	if (r == 0 && (h || !o->owner))
 		released(o, h);
 	leave();
 	return r;

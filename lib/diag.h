@@ -35,6 +35,11 @@ FTHR_HIDDEN int fthr_diag_mode(void);
 /* The thread-exit hook (thr_key.c) tells the checker a thread ends. */
 FTHR_HIDDEN void fthr_diag_thread_exit(void);
 
+/* A misuse found by the code of an object the checker does not watch
+ * (what, the object's kind and address): reported when FTHR_CHECK is on. */
+FTHR_HIDDEN void fthr_diag_misuse(const char *what, const char *kind,
+				  const volatile void *obj);
+
 /* Define the exported function pub (return type ret, parameter list
  * params, argument list args): the plain hidden function impl, or, while
  * fthr_diag_on is set, diag_<impl>. Used in impl's own file, so that impl

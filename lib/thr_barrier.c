@@ -74,7 +74,7 @@ FTHR_HIDDEN int fthr_barrier_init(pthread_barrier_t *bar,
 {
 	struct barrier *b = B(bar);
 
-	if (count == 0 || count > INT_MAX)
+	if (count == 0 || count >= INT_MAX) /* glibc's bound: UINT_MAX / 2 */
 		return EINVAL;
 	*b = (struct barrier){ .count = count,
 			       .shared = a && a->__align == PTHREAD_PROCESS_SHARED };

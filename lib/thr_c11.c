@@ -26,15 +26,12 @@ FTHR_HIDDEN FTHR_INLINED int fthr_mtx_init(mtx_t *m, int type)
 
 	fthr_mutexattr_init(&a);
 	switch (type) {
-	case mtx_plain:
-	case mtx_timed:
-		break;
 	case mtx_plain | mtx_recursive:
 	case mtx_timed | mtx_recursive:
 		fthr_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
 		break;
-	default:
-		return thrd_error;
+	default: /* as glibc: any other type (C11: undefined) is a plain one */
+		break;
 	}
 	return fthr_thrd_result(fthr_mutex_init(M(m), &a));
 }

@@ -31,8 +31,10 @@
  * Fields beside the word, written only by the owner while it holds the word:
  *   __owner   kernel tid of the owner (every type, as glibc), 0 when free
  *   __count   recursion depth of a recursive mutex
- *   __nusers  holders of a process-shared mutex (glibc's pthread_mutex_destroy
- *             reads it); fthr's own destroy needs only the word
+ *   __nusers  glibc's count, which its pthread_mutex_destroy reads: holders
+ *             (process-shared mutexes only: fthr's destroy reads the word
+ *             too) plus threads in a condition wait with the mutex, less
+ *             unlocks of an unlocked normal or adaptive mutex
  *   __spins   adaptive mutexes: running estimate of the spins that pay off
  *   __kind    type and flag bits, glibc's values (see fthr_impl.h)
  *
@@ -101,8 +103,8 @@ static inline bool word_trylock(pthread_mutex_t *m, int kind)
 }
 
 /* Bookkeeping once the word is ours. __nusers is glibc's count of holders,
- * which only glibc's pthread_mutex_destroy reads: kept for process-shared
- * mutexes, which a plain-glibc process may destroy. */
+ * which only pthread_mutex_destroy reads: kept for process-shared mutexes,
+ * which a plain-glibc process may destroy. */
 static inline void mutex_took(pthread_mutex_t *m, int tid, int kind)
 {
 	FTHR_ASSERT(mutex_owner(m) == 0); /* every release clears it first */
@@ -111,17 +113,28 @@ static inline void mutex_took(pthread_mutex_t *m, int tid, int kind)
 		m->__data.__nusers++;
 }
 
-/* Out of line, so that the unlock fast path needs no stack frame. */
-static FTHR_NOINLINE int word_wake(volatile int *w, int kind)
+/* Out of line, so that the unlock fast path needs no stack frame: a
+ * marked word (2) wakes one sleeper. An unlocked one (0: the unlock of an
+ * unlocked normal or adaptive mutex, which POSIX leaves undefined and
+ * glibc lets pass) counts as glibc counts it: __nusers goes down, so a
+ * later pthread_mutex_destroy fails with EBUSY as glibc's does
+ * (mutex_release already did that for a process-shared mutex). */
+static FTHR_NOINLINE int word_released(pthread_mutex_t *m, int old, int kind)
 {
-	fthr_futex_wake(w, 1, kind & FTHR_MUTEX_PSHARED);
+	if (old == 0) {
+		if (!(kind & FTHR_MUTEX_PSHARED))
+			m->__data.__nusers--;
+		return 0;
+	}
+	fthr_futex_wake(lockword(m), 1, kind & FTHR_MUTEX_PSHARED);
 	return 0;
 }
 
 /* Release the word (plainly when plain_ok) and wake one sleeper if it was
  * marked; returns 0. */
-static inline int word_release(volatile int *w, int kind)
+static inline int word_release(pthread_mutex_t *m, int kind)
 {
+	volatile int *w = lockword(m);
 	int old;
 
 	if (plain_ok(kind)) {
@@ -130,8 +143,8 @@ static inline int word_release(volatile int *w, int kind)
 	} else {
 		old = a_swap_release(w, 0);
 	}
-	if (unlikely(old == 2))
-		return word_wake(w, kind);
+	if (unlikely(old != 1))
+		return word_released(m, old, kind);
 	return 0;
 }
 
@@ -141,7 +154,7 @@ static inline void mutex_release(pthread_mutex_t *m, int kind)
 	a_store_relaxed(&m->__data.__owner, 0);
 	if (kind & FTHR_MUTEX_PSHARED)
 		m->__data.__nusers--;
-	word_release(lockword(m), kind);
+	word_release(m, kind);
 }
 
 /* Adaptive mutexes: spin while the owner is likely to let go soon, with
@@ -340,13 +353,17 @@ FTHR_HIDDEN FTHR_INLINED int fthr_mutex_unlock(pthread_mutex_t *m)
 
 	if (likely(kind == PTHREAD_MUTEX_NORMAL)) {
 		a_store_relaxed(&m->__data.__owner, 0);
-		return word_release(lockword(m), kind);
+		return word_release(m, kind);
 	}
 	return mutex_unlock_slow(m, kind);
 }
 
 /* ---- for condition variables (mutex.h) ---- */
 
+/* As glibc, a thread in a condition wait stays in __nusers: the wait's
+ * release does not count it off and its re-take does not count it again,
+ * so that pthread_mutex_destroy fails with EBUSY meanwhile (as glibc's;
+ * POSIX leaves it undefined). __nusers changes under the mutex only. */
 int fthr_mutex_cond_unlock(pthread_mutex_t *m, unsigned *saved)
 {
 	int kind = mutex_kind(m), type = kind & FTHR_MUTEX_KIND_MASK;
@@ -365,6 +382,7 @@ int fthr_mutex_cond_unlock(pthread_mutex_t *m, unsigned *saved)
 		return EPERM;
 	if (type == PTHREAD_MUTEX_RECURSIVE)
 		m->__data.__count = 0;
+	m->__data.__nusers++; /* (a process-shared one's release takes it back) */
 	mutex_release(m, kind);
 	return 0;
 }
@@ -380,8 +398,10 @@ int fthr_mutex_cond_lock(pthread_mutex_t *m, unsigned saved, bool marked)
 		    : (kind & FTHR_MUTEX_PRIO_PROTECT)
 			    ? fthr_pp_lock(m, kind, CLOCK_MONOTONIC, NULL, false)
 			    : fthr_robust_lock(m, kind, CLOCK_MONOTONIC, NULL, false);
-		if (r == 0 || r == EOWNERDEAD)
+		if (r == 0 || r == EOWNERDEAD) {
 			m->__data.__count = saved;
+			m->__data.__nusers--; /* counted all the wait */
+		}
 		return r;
 	}
 	/* A waiter that never slept was not requeued: like a plain lock, it
@@ -392,6 +412,7 @@ int fthr_mutex_cond_lock(pthread_mutex_t *m, unsigned saved, bool marked)
 		fthr_lll_wait(w, kind & FTHR_MUTEX_PSHARED, CLOCK_MONOTONIC, NULL);
 	mutex_took(m, fthr_tid(), kind);
 	m->__data.__count = saved;
+	m->__data.__nusers--; /* counted all the wait */
 	return 0;
 }
 
@@ -429,13 +450,16 @@ FTHR_HIDDEN FTHR_INLINED int fthr_mutex_init(pthread_mutex_t *m,
 	return 0;
 }
 
+/* EBUSY while held, used by a condition wait or after a stray unlock (the
+ * __nusers comment above); a robust mutex, as glibc's, whatever its state
+ * (POSIX leaves that undefined; FTHR_CHECK reports a held one). */
 FTHR_HIDDEN FTHR_INLINED int fthr_mutex_destroy(pthread_mutex_t *m)
 {
-	int word = a_load_relaxed(lockword(m));
+	int kind = mutex_kind(m), word = a_load_relaxed(lockword(m));
 
-	if (mutex_kind(m) & FTHR_MUTEX_PRIO_PROTECT)
+	if (kind & FTHR_MUTEX_PRIO_PROTECT)
 		word &= ~(int)FTHR_MUTEX_CEILING_MASK; /* the ceiling is no lock */
-	if (word != 0 || m->__data.__nusers != 0)
+	if (!(kind & FTHR_MUTEX_ROBUST) && (word != 0 || m->__data.__nusers != 0))
 		return EBUSY;
 	/* As glibc: a destroyed mutex has an impossible kind, so a later lock
 	 * returns EINVAL instead of silently working. */

@@ -181,7 +181,8 @@ int fthr_pi_unlock(pthread_mutex_t *m, int kind, bool full)
 		fthr_robust_dequeue(m);
 	}
 	m->__data.__owner = owner;
-	m->__data.__nusers--;
+	if (!full) /* a condition wait stays counted (thr_mutex.c) */
+		m->__data.__nusers--;
 	pi_release(w, tid, pi_shared(kind));
 	if (h)
 		fthr_robust_pending(h, NULL);

@@ -136,7 +136,10 @@ int fthr_pp_trylock(pthread_mutex_t *m, int kind)
 	int tid = fthr_tid(), old, c, r;
 
 	if (a_load_relaxed(&m->__data.__owner) == tid)
-		return fthr_mutex_relock(m, kind & FTHR_MUTEX_KIND_MASK, true);
+		/* glibc: an errorcheck priority-protect trylock by the owner: EDEADLK */
+		return (kind & FTHR_MUTEX_KIND_MASK) == PTHREAD_MUTEX_ERRORCHECK
+			       ? EDEADLK
+			       : fthr_mutex_relock(m, kind & FTHR_MUTEX_KIND_MASK, true);
 	old = a_load_relaxed(w);
 	c = ceiling_of(old);
 	if (old & STATE_MASK)
@@ -154,24 +157,31 @@ int fthr_pp_trylock(pthread_mutex_t *m, int kind)
 	return 0;
 }
 
+/* As glibc, only the recursive and errorcheck types check the owner: a
+ * normal or adaptive one is released by whoever unlocks it, held or not
+ * (POSIX leaves that undefined), and __nusers counts the unlock; the
+ * caller's priority changes only if it was the holder. */
 int fthr_pp_unlock(pthread_mutex_t *m, int kind, bool full)
 {
 	volatile int *w = &m->__data.__lock;
 	int type = kind & FTHR_MUTEX_KIND_MASK, old;
+	bool mine = a_load_relaxed(&m->__data.__owner) == fthr_tid() &&
+		    (a_load_relaxed(w) & STATE_MASK);
 
-	if (a_load_relaxed(&m->__data.__owner) != fthr_tid() || !(a_load_relaxed(w) & STATE_MASK))
+	if (!mine && (type == PTHREAD_MUTEX_RECURSIVE || type == PTHREAD_MUTEX_ERRORCHECK))
 		return EPERM;
 	if (type == PTHREAD_MUTEX_RECURSIVE && !full && --m->__data.__count != 0)
 		return 0;
 	m->__data.__owner = 0;
-	m->__data.__nusers--;
+	if (!full) /* a condition wait stays counted (thr_mutex.c) */
+		m->__data.__nusers--;
 	old = a_load_relaxed(w);
 	while (!__atomic_compare_exchange_n(w, &old, old & CEIL_MASK, true,
 					    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
 		;
 	if ((old & STATE_MASK) > 1)
 		fthr_futex_wake(w, 1, kind & FTHR_MUTEX_PSHARED);
-	return pp_change(ceiling_of(old), -1);
+	return mine ? pp_change(ceiling_of(old), -1) : 0;
 }
 
 FTHR_HIDDEN int fthr_mutex_getprioceiling(const pthread_mutex_t *m, int *prio)

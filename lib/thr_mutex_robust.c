@@ -257,7 +257,8 @@ int fthr_robust_unlock(pthread_mutex_t *m, int kind, bool full)
 	fthr_robust_pending(h, m);
 	fthr_robust_dequeue(m);
 	m->__data.__owner = owner;
-	m->__data.__nusers--;
+	if (!full) /* a condition wait stays counted (thr_mutex.c) */
+		m->__data.__nusers--;
 	if (a_swap_release(w, 0) & FUTEX_WAITERS)
 		fthr_futex_wake(w, 1, true);
 	fthr_robust_pending(h, NULL);

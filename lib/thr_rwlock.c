@@ -51,7 +51,8 @@
  *   rblock   a thread's 4 reader slots, a 64-byte block of a static pool
  *            (so a revoker may read it any time); claimed on the first
  *            biased read with the thread-exit hook armed, given back at
- *            thread exit when empty. nblocks: the pool's high-water mark.
+ *            thread exit when empty, else once pthread_rwlock_destroy has
+ *            cleared its slots. nblocks: the pool's high-water mark.
  *   biased read   a thread that holds l in a slot already: nest += 1,
  *            held (whatever the bias). Else XCHG(free slot, l); bias == ON
  *            -> held (rdlocks and rbheld count it). Else clear the slot (as
@@ -125,6 +126,9 @@ struct waiter {
 #define WR_WAIT 0x40000000
 #define RD_WAIT 0x20000000
 #define READERS 0x1fffffff
+/* glibc's limit on a lock's readers (its 32-bit word counts them from bit 3
+ * and fails at bit 31): one more read lock fails with EAGAIN. */
+#define MAX_READERS ((1 << 28) - 1)
 
 static inline struct rwlock *R(pthread_rwlock_t *l)
 {
@@ -185,9 +189,21 @@ static FTHR_NOINLINE bool rblock_claim(void)
 	return true;
 }
 
+/* owner of a block whose thread exited holding read locks in it */
+#define RBLOCK_DEAD (-1)
+
+FTHR_NO_SANITIZE static bool rblock_empty(const struct fthr_rblock *b)
+{
+	for (int i = 0; i < RSLOTS; i++)
+		if (__atomic_load_n(&b->slot[i], __ATOMIC_SEQ_CST))
+			return false;
+	return true;
+}
+
 /* The thread exits (thr_key.c's hook): an empty block goes back to the
- * pool. One that still holds read locks stays claimed, so the locks stay
- * read-held, as they would with any other implementation. */
+ * pool. One that still holds read locks stays claimed (RBLOCK_DEAD), so the
+ * locks stay read-held, as they would with any other implementation, until
+ * pthread_rwlock_destroy forgets them. */
 FTHR_NO_SANITIZE void fthr_rwlock_thread_exit(void)
 {
 	struct fthr_self *self = &fthr_self_rec;
@@ -197,8 +213,9 @@ FTHR_NO_SANITIZE void fthr_rwlock_thread_exit(void)
 		return;
 	self->rblock = NULL;
 	self->rblock_tried = false;
-	if (self->rbheld == 0)
-		__atomic_store_n(&b->owner, 0, __ATOMIC_RELEASE);
+	/* (rbheld also counts holds a destroy cleared from the slots) */
+	__atomic_store_n(&b->owner, self->rbheld == 0 || rblock_empty(b) ? 0 : RBLOCK_DEAD,
+			 __ATOMIC_RELEASE);
 }
 
 /* rev: revokers at work in the low 16 bits, biased releases seen by them
@@ -222,8 +239,20 @@ static inline void biased_release(struct rwlock *l, struct fthr_rblock *b, int i
 		revoke_wake(l);
 }
 
-/* A read lock through the caller's slots while the bias is on: 0, or
- * EBUSY when the caller must use state. */
+/* A nested read of slot i near glibc's reader limit: EAGAIN when the
+ * lock's readers this thread can see (its slot's holds and those through
+ * state) are at the limit already; otherwise one more hold. */
+static FTHR_NOINLINE int nest_near_limit(struct rwlock *l, struct fthr_rblock *b, int i)
+{
+	if (b->nest[i] + 1 + (unsigned)(a_load_relaxed(&l->state) & READERS) >= MAX_READERS)
+		return EAGAIN;
+	b->nest[i]++;
+	fthr_self_rec.rdlocks++;
+	return 0;
+}
+
+/* A read lock through the caller's slots while the bias is on: 0, EAGAIN
+ * (glibc's reader limit), or EBUSY when the caller must use state. */
 static inline int try_read_biased(struct rwlock *l)
 {
 	struct fthr_self *self = &fthr_self_rec;
@@ -237,6 +266,8 @@ static inline int try_read_biased(struct rwlock *l)
 	if (self->rbheld)
 		for (int i = 0; i < RSLOTS; i++)
 			if (b->slot[i] == l) {
+				if (unlikely(b->nest[i] >= (1u << 27)))
+					return nest_near_limit(l, b, i);
 				b->nest[i]++;
 				self->rdlocks++;
 				return 0;
@@ -381,7 +412,7 @@ static inline int try_read_as(struct rwlock *l, bool handed)
 		if ((s & WR_WAIT) && prefers_writers(l) && !handed &&
 		    fthr_self_rec.rdlocks == 0)
 			return EBUSY;
-		if ((s & READERS) == READERS)
+		if ((s & READERS) >= MAX_READERS)
 			return EAGAIN;
 		if (__atomic_compare_exchange_n(&l->state, &s, s + 1, true,
 						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
@@ -549,8 +580,8 @@ static FTHR_NOINLINE int rdlock_full(struct rwlock *l, clockid_t clk,
 {
 	int r;
 
-	if (try_read_biased(l) == 0)
-		return 0;
+	if ((r = try_read_biased(l)) != EBUSY)
+		return r;
 	if (likely((r = try_read(l)) != EBUSY)) {
 		if (r == 0)
 			maybe_bias(l);
@@ -667,22 +698,31 @@ FTHR_HIDDEN FTHR_INLINED int fthr_rwlock_tryrdlock(pthread_rwlock_t *rw)
 	struct rwlock *l = R(rw);
 	int r;
 
-	if (try_read_biased(l) == 0)
-		return 0;
+	if ((r = try_read_biased(l)) != EBUSY)
+		return r;
 	if ((r = try_read(l)) == 0)
 		maybe_bias(l);
 	return r;
 }
 
+/* As glibc, a deadline's nanoseconds are checked before anything else,
+ * even when the lock is free (POSIX allows either). */
+static inline bool bad_deadline(const struct timespec *t)
+{
+	return t && (unsigned long)t->tv_nsec >= 1000000000ul;
+}
+
 FTHR_HIDDEN FTHR_INLINED int fthr_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *t)
 {
+	if (unlikely(bad_deadline(t)))
+		return EINVAL;
 	return rdlock(l, CLOCK_REALTIME, t, true);
 }
 
 FTHR_HIDDEN FTHR_INLINED int fthr_rwlock_clockrdlock(pthread_rwlock_t *l, clockid_t clk,
 					const struct timespec *t)
 {
-	if (!fthr_futex_clock_ok(clk))
+	if (!fthr_futex_clock_ok(clk) || bad_deadline(t))
 		return EINVAL;
 	return TSAN_LOCK(l, TSAN_READ_LOCK, rdlock(l, clk, t, true));
 }
@@ -710,18 +750,36 @@ FTHR_HIDDEN FTHR_INLINED int fthr_rwlock_trywrlock(pthread_rwlock_t *rw)
 
 FTHR_HIDDEN FTHR_INLINED int fthr_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *t)
 {
+	if (unlikely(bad_deadline(t)))
+		return EINVAL;
 	return wrlock(l, CLOCK_REALTIME, t, true);
 }
 
 FTHR_HIDDEN FTHR_INLINED int fthr_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clk,
 					const struct timespec *t)
 {
-	if (!fthr_futex_clock_ok(clk))
+	if (!fthr_futex_clock_ok(clk) || bad_deadline(t))
 		return EINVAL;
 	return TSAN_LOCK(l, 0, wrlock(l, clk, t, true));
 }
 
-/* Every unlock: biased holds, the write lock, errors, wakes. */
+/* An unlock by a thread that holds no read lock, of a lock read-held
+ * through state: as glibc, one of the other threads' read holds goes. */
+static FTHR_NOINLINE int unlock_others_read(struct rwlock *l, int s)
+{
+	do {
+		if (s & WRITER || !(s & READERS))
+			return 0;
+	} while (!__atomic_compare_exchange_n(&l->state, &s, s - 1, true,
+					      __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+	wake_if_free(l, s - 1);
+	return 0;
+}
+
+/* Every unlock: biased holds, the write lock, misuse, wakes. An unlock of
+ * a lock the thread does not hold is undefined in POSIX; glibc returns 0
+ * (and corrupts its reader count); fthr returns 0 too, leaving an unlocked
+ * lock or another thread's write lock alone (FTHR_CHECK reports it). */
 static FTHR_NOINLINE int unlock_slow(struct rwlock *l)
 {
 	int s, n;
@@ -731,11 +789,13 @@ static FTHR_NOINLINE int unlock_slow(struct rwlock *l)
 	s = a_load_relaxed(&l->state);
 	if (s & WRITER) {
 		if (l->writer != fthr_tid())
-			return EPERM;
+			return 0;
 		return write_release(l);
 	}
-	if ((s & READERS) == 0 || fthr_self_rec.rdlocks == 0)
-		return EPERM;
+	if ((s & READERS) == 0)
+		return 0;
+	if (unlikely(fthr_self_rec.rdlocks == 0))
+		return unlock_others_read(l, s);
 	fthr_self_rec.rdlocks--;
 	n = __atomic_sub_fetch(&l->state, 1, __ATOMIC_RELEASE);
 	FTHR_ASSERT((n & READERS) != READERS); /* no reader count wrapped */
@@ -777,16 +837,53 @@ FTHR_HIDDEN FTHR_INLINED int fthr_rwlock_init(pthread_rwlock_t *rw, const pthrea
 	return 0;
 }
 
+/* Destroy: no slot may keep l's address past it (a lock later made at
+ * that address would wait for the slot forever). Clears every slot that
+ * holds l: the caller's own (its counts follow), a live thread's (its
+ * later unlock of l finds none and returns 0), an exited thread's (its
+ * block goes back to the pool once empty). */
+static FTHR_NOINLINE void forget_slots(struct rwlock *l)
+{
+	struct fthr_self *self = &fthr_self_rec;
+	int n = __atomic_load_n(&nblocks, __ATOMIC_SEQ_CST);
+
+	for (int i = 0; i < n; i++) {
+		struct fthr_rblock *b = &rblocks[i];
+		int dead = RBLOCK_DEAD;
+
+		for (int j = 0; j < RSLOTS; j++) {
+			struct rwlock *held = l;
+			unsigned nest;
+
+			if (__atomic_load_n(&b->slot[j], __ATOMIC_SEQ_CST) != l)
+				continue;
+			nest = b->nest[j]; /* (the holder's, if it uses l meanwhile: undefined) */
+			b->nest[j] = 0;
+			if (!__atomic_compare_exchange_n(&b->slot[j], &held, NULL, false,
+							 __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+				continue;
+			if (b == self->rblock) {
+				self->rbheld--;
+				self->rdlocks -= nest + 1;
+			}
+		}
+		if (a_load_relaxed(&b->owner) == RBLOCK_DEAD && rblock_empty(b))
+			__atomic_compare_exchange_n(&b->owner, &dead, 0, false,
+						    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+	}
+}
+
+/* As glibc's, 0 whatever the lock's state: POSIX leaves the destroy of a
+ * held lock undefined, glibc does nothing, and a program that destroys a
+ * lock whose holder has exited works there (FTHR_CHECK reports it). The
+ * lock's words are left alone: as on glibc, a later use works on them. */
 FTHR_HIDDEN FTHR_INLINED int fthr_rwlock_destroy(pthread_rwlock_t *rw)
 {
 	struct rwlock *l = R(rw);
 
-	if (a_load_relaxed(&l->state) & (WRITER | READERS))
-		return EBUSY;
-	/* biased readers: look for them (nobody may use l concurrently) */
-	if (a_load_relaxed(&l->bias) != BIAS_OFF &&
-	    revoke(l, false, CLOCK_REALTIME, NULL) != 0)
-		return EBUSY;
+	/* a slot can hold l only while the bias is not off */
+	if (a_load_relaxed(&l->bias) != BIAS_OFF)
+		forget_slots(l);
 	return 0;
 }
 

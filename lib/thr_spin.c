@@ -11,9 +11,12 @@
  *            shared while waiting, only one thread writes it at a time).
  *   trylock  SWAP(HELD); EBUSY unless it returned FREE.
  *   unlock   store-release FREE. Nobody sleeps, so nobody is woken.
+ * As glibc's, init takes any pshared value and destroy returns 0 even for
+ * a held lock (POSIX leaves both undefined; FTHR_CHECK reports them).
  */
 #include "config.h"
 #include <errno.h>
+#include "diag.h"
 #include "fthr_impl.h"
 
 static FTHR_NOINLINE int spin_wait(volatile int *w)
@@ -45,16 +48,19 @@ FTHR_HIDDEN int fthr_spin_unlock(pthread_spinlock_t *l)
 
 FTHR_HIDDEN int fthr_spin_init(pthread_spinlock_t *l, int pshared)
 {
-	if (pshared != PTHREAD_PROCESS_PRIVATE &&
-	    pshared != PTHREAD_PROCESS_SHARED)
-		return EINVAL;
+	if (pshared != PTHREAD_PROCESS_PRIVATE && pshared != PTHREAD_PROCESS_SHARED &&
+	    fthr_diag_mode())
+		fthr_diag_misuse("spinlock initialized with an invalid pshared value",
+				 "spinlock", l);
 	a_store_release(l, ARCH_SPIN_FREE);
 	return 0;
 }
 
 FTHR_HIDDEN int fthr_spin_destroy(pthread_spinlock_t *l)
 {
-	return a_load_relaxed(l) != ARCH_SPIN_FREE ? EBUSY : 0;
+	if (a_load_relaxed(l) != ARCH_SPIN_FREE && fthr_diag_mode())
+		fthr_diag_misuse("destroy of a locked spinlock", "spinlock", l);
+	return 0;
 }
 
 FTHR_EXPORT(pthread_spin_init, fthr_spin_init);

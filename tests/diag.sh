@@ -71,6 +71,16 @@ for how in preload linked; do
 	expect "never initialized: reported, EINVAL" 'has "never initialized" && has "RESULT lock 22" out'
 	run two_mutexes FTHR_CHECK=1
 	expect "one condvar, two mutexes: reported" 'has "one condition variable waited on with two mutexes"'
+	run rw_destroy_held FTHR_CHECK=1
+	expect "destroy of an rwlock its exited reader holds: reported, 0 (glibc's)" 'has "thread exits holding locks" && has "destroy of a locked or waited-on rwlock" && has "1 holds" && has "RESULT destroy 0" out'
+	expect "use of that rwlock after: reported" 'has "use of a destroyed object" && has "RESULT rdlock" out'
+	run rw_unlock_unheld FTHR_CHECK=1
+	expect "unlock of an unlocked rwlock: reported, 0 (glibc's)" 'has "unlock of a lock this thread does not hold" && has "RESULT unlock 0" out'
+	expect "its destroy after: no report, 0" '! has "destroy of a locked" && has "RESULT destroy 0" out'
+	run spin_misuse
+	expect "spinlock misuse without the checker: no report, glibc's results" '! has fthr- && [ "$(grep -c "RESULT .* 0" "$tmp/out")" = 3 ]'
+	run spin_misuse FTHR_CHECK=1
+	expect "spinlock: a bad pshared value and the destroy of a held one reported, 0" 'has "invalid pshared value" && [ "$(grep -c "destroy of a locked spinlock" "$tmp/err")" = 1 ] && [ "$(grep -c "RESULT .* 0" "$tmp/out")" = 3 ]'
 
 	run contention FTHR_PROFILE=1
 	n=$(awk '/RESULT hot/ { print $3 }' "$tmp/out")

@@ -268,6 +268,53 @@ static int contention(void)
 	return 0;
 }
 
+/* Misuse whose result is glibc's (man/fthr.7): reported, the call made. */
+static pthread_rwlock_t drw;
+
+NOINLINE void *read_and_exit(void *arg)
+{
+	pthread_rwlock_rdlock(&drw);
+	return arg;
+}
+
+/* An rwlock destroyed after its reader exited: 0, as glibc's. */
+static int rw_destroy_held(void)
+{
+	pthread_t t;
+
+	pthread_rwlock_init(&drw, NULL);
+	pthread_create(&t, NULL, read_and_exit, NULL); /* and exits holding it */
+	join(t);
+	printf("RESULT destroy %d\n", pthread_rwlock_destroy(&drw));
+	printf("RESULT rdlock %d\n", pthread_rwlock_tryrdlock(&drw));
+	return 0;
+}
+
+/* The unlock of an rwlock nobody holds: 0, as glibc's; the destroy after
+ * it is no misuse. */
+static int rw_unlock_unheld(void)
+{
+	pthread_rwlock_t l;
+
+	pthread_rwlock_init(&l, NULL);
+	printf("RESULT unlock %d\n", pthread_rwlock_unlock(&l));
+	printf("RESULT destroy %d\n", pthread_rwlock_destroy(&l));
+	return 0;
+}
+
+/* A spinlock made with a bad pshared value and destroyed held: 0, 0. */
+static int spin_misuse(void)
+{
+	pthread_spinlock_t s;
+
+	printf("RESULT init %d\n", pthread_spin_init(&s, 5));
+	pthread_spin_lock(&s);
+	printf("RESULT destroy %d\n", pthread_spin_destroy(&s));
+	pthread_spin_unlock(&s);
+	printf("RESULT destroy %d\n", pthread_spin_destroy(&s));
+	return 0;
+}
+
 /* Which pthread_mutex_lock is the program bound to? Prints its offset in
  * the library that defines it. */
 static int binding(void)
@@ -293,7 +340,8 @@ int main(int argc, char **argv)
 		{ "foreign_unlock", foreign_unlock }, { "destroy_locked", destroy_locked },
 		{ "use_destroyed", use_destroyed }, { "uninitialized", uninitialized },
 		{ "two_mutexes", two_mutexes }, { "contention", contention },
-		{ "binding", binding },
+		{ "binding", binding }, { "rw_destroy_held", rw_destroy_held },
+		{ "rw_unlock_unheld", rw_unlock_unheld }, { "spin_misuse", spin_misuse },
 	};
 
 	setvbuf(stdout, NULL, _IONBF, 0);

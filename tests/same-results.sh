@@ -8,9 +8,10 @@ lib=${FTHR_LIB:?}
 tmp=$(mktemp -d) || exit 99
 trap 'rm -rf "$tmp"' EXIT
 rc=0
-"$b/same_results_plain" >"$tmp/glibc" 2>"$tmp/glibc.err" || { echo "FAIL: glibc run exited $?"; rc=1; }
-LD_PRELOAD=$lib "$b/same_results_plain" >"$tmp/preload" 2>"$tmp/preload.err" || { echo "FAIL: preloaded run exited $?"; rc=1; }
-"$b/same_results" >"$tmp/linked" 2>"$tmp/linked.err" || { echo "FAIL: linked run exited $?"; rc=1; }
+# (timeout: a misuse an implementation gets wrong may leave a thread blocked)
+timeout 120 "$b/same_results_plain" >"$tmp/glibc" 2>"$tmp/glibc.err" || { echo "FAIL: glibc run exited $?"; rc=1; }
+LD_PRELOAD=$lib timeout 120 "$b/same_results_plain" >"$tmp/preload" 2>"$tmp/preload.err" || { echo "FAIL: preloaded run exited $?"; rc=1; }
+timeout 120 "$b/same_results" >"$tmp/linked" 2>"$tmp/linked.err" || { echo "FAIL: linked run exited $?"; rc=1; }
 grep -q 'from .*libc\.so' "$tmp/glibc.err" || { echo "FAIL: glibc run: $(cat "$tmp/glibc.err")"; rc=1; }
 grep -q 'from .*libfthr' "$tmp/preload.err" || { echo "FAIL: preload run: $(cat "$tmp/preload.err")"; rc=1; }
 grep -q 'from .*libfthr' "$tmp/linked.err" || { echo "FAIL: linked run: $(cat "$tmp/linked.err")"; rc=1; }

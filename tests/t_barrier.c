@@ -1,5 +1,6 @@
 /* tests/t_barrier.c: pthread barriers, private and process-shared, with the
  * system headers. */
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,12 @@ START_TEST(init_and_attr_errors)
 	size_t i;
 
 	ck_assert_int_eq(pthread_barrier_init(&b, NULL, 0), EINVAL);
+	/* glibc's bound: a count below UINT_MAX / 2 (= INT_MAX) */
+	ck_assert_int_eq(pthread_barrier_init(&b, NULL, INT_MAX), EINVAL);
+	ck_assert_int_eq(pthread_barrier_init(&b, NULL, (unsigned)INT_MAX + 1), EINVAL);
+	ck_assert_int_eq(pthread_barrier_init(&b, NULL, UINT_MAX), EINVAL);
+	ck_assert_int_eq(pthread_barrier_init(&b, NULL, INT_MAX - 1), 0);
+	ck_assert_int_eq(pthread_barrier_destroy(&b), 0);
 
 	ck_assert_int_eq(pthread_barrierattr_init(&a), 0);
 	ck_assert_int_eq(pthread_barrierattr_getpshared(&a, &v), 0);

@@ -675,6 +675,23 @@ START_TEST(mtx_through_pthread_api)
 }
 END_TEST
 
+/* C11 leaves mtx_init of another type undefined; glibc makes a plain
+ * mutex (thrd_success), and so does fthr. */
+START_TEST(mtx_init_unknown_type)
+{
+	static const int types[] = { 4, 8, 77, -1, mtx_timed | 4, mtx_recursive | 8 };
+
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		ck_assert_int_eq(mtx_init(&m, types[i]), thrd_success);
+		ck_assert_int_eq(((pthread_mutex_t *)&m)->__data.__kind & 3, PTHREAD_MUTEX_NORMAL);
+		ck_assert_int_eq(mtx_lock(&m), thrd_success);
+		ck_assert_int_eq(mtx_trylock(&m), thrd_busy);
+		ck_assert_int_eq(mtx_unlock(&m), thrd_success);
+		mtx_destroy(&m);
+	}
+}
+END_TEST
+
 /* A cnd_t waited on with a mutex that was locked through the pthread API. */
 static int mixed_waiter(void *arg)
 {
@@ -759,6 +776,7 @@ int main(void)
 	tcase_add_test(tc, tss_delete_then_exit);
 	tc = harness_tcase(s, "mixed", 10);
 	tcase_add_test(tc, mtx_through_pthread_api);
+	tcase_add_test(tc, mtx_init_unknown_type);
 	tcase_add_loop_test(tc, cnd_with_pthread_locked_mutex, 0, 4);
 	return harness_main(s);
 }

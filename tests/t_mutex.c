@@ -499,6 +499,109 @@ START_TEST(condvar_with_each_type)
 END_TEST
 
 
+/* As glibc's: destroy fails with EBUSY while a thread is in a condition
+ * wait with the mutex (glibc counts it in __nusers; POSIX leaves it
+ * undefined), and works again once the wait is over, timed out or
+ * cancelled. _i: the type, + 4 for process-shared. */
+static pthread_cond_t dc;
+static volatile int dc_in, dc_go;
+
+static void *dc_waiter(void *arg)
+{
+	struct timespec *dl = arg;
+	int r = 0;
+
+	pthread_mutex_lock(&qm);
+	__atomic_store_n(&dc_in, 1, __ATOMIC_SEQ_CST);
+	while (!dc_go && r == 0)
+		r = dl ? pthread_cond_timedwait(&dc, &qm, dl) : pthread_cond_wait(&dc, &qm);
+	pthread_mutex_unlock(&qm);
+	return (void *)(long)r;
+}
+
+static void unlock_qm(void *arg)
+{
+	(void)arg;
+	pthread_mutex_unlock(&qm);
+}
+
+static void *dc_cancelled(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&qm);
+	pthread_cleanup_push(unlock_qm, NULL);
+	__atomic_store_n(&dc_in, 1, __ATOMIC_SEQ_CST);
+	for (;;)
+		pthread_cond_wait(&dc, &qm);
+	pthread_cleanup_pop(1);
+	return NULL;
+}
+
+static void start_waiter(pthread_t *t, void *(*fn)(void *), void *arg)
+{
+	dc_in = dc_go = 0;
+	ck_assert_int_eq(pthread_create(t, NULL, fn, arg), 0);
+	while (!__atomic_load_n(&dc_in, __ATOMIC_SEQ_CST))
+		usleep(1000);
+	ck_assert_int_eq(pthread_mutex_lock(&qm), 0); /* so it waits now */
+	ck_assert_int_eq(pthread_mutex_unlock(&qm), 0);
+}
+
+START_TEST(destroy_busy_while_a_condition_waits)
+{
+	int type = _i & 3, pshared = _i & 4 ? PTHREAD_PROCESS_SHARED : PTHREAD_PROCESS_PRIVATE;
+	struct timespec dl;
+	pthread_t t;
+
+	ck_assert_int_eq(pthread_cond_init(&dc, NULL), 0);
+	init_type(&qm, type, pshared);
+	start_waiter(&t, dc_waiter, NULL);
+	ck_assert_int_eq(pthread_mutex_destroy(&qm), EBUSY);
+	ck_assert_int_eq(pthread_mutex_lock(&qm), 0);
+	__atomic_store_n(&dc_go, 1, __ATOMIC_SEQ_CST);
+	ck_assert_int_eq(pthread_cond_broadcast(&dc), 0);
+	ck_assert_int_eq(pthread_mutex_unlock(&qm), 0);
+	ck_assert_ptr_null(harness_join(t, 10));
+	ck_assert_int_eq(qm.__data.__nusers, 0);
+	ck_assert_int_eq(pthread_mutex_destroy(&qm), 0);
+
+	init_type(&qm, type, pshared); /* a wait that times out */
+	dl = harness_deadline(CLOCK_REALTIME, 100);
+	start_waiter(&t, dc_waiter, &dl);
+	ck_assert_int_eq(pthread_mutex_destroy(&qm), EBUSY);
+	ck_assert_int_eq((long)harness_join(t, 10), ETIMEDOUT);
+	ck_assert_int_eq(pthread_mutex_destroy(&qm), 0);
+
+	init_type(&qm, type, pshared); /* a wait that is cancelled */
+	start_waiter(&t, dc_cancelled, NULL);
+	ck_assert_int_eq(pthread_mutex_destroy(&qm), EBUSY);
+	ck_assert_int_eq(pthread_cancel(t), 0);
+	ck_assert_ptr_eq(harness_join(t, 10), PTHREAD_CANCELED);
+	ck_assert_int_eq(pthread_mutex_destroy(&qm), 0);
+	ck_assert_int_eq(pthread_cond_destroy(&dc), 0);
+}
+END_TEST
+
+/* As glibc's: the unlock of an unlocked normal or adaptive mutex returns 0
+ * (POSIX: undefined), and glibc's __nusers goes below zero, so destroy
+ * fails with EBUSY from then on (until the mutex is initialized again). */
+START_TEST(destroy_busy_after_unlock_of_unlocked)
+{
+	int type = _i & 1 ? PTHREAD_MUTEX_ADAPTIVE_NP : PTHREAD_MUTEX_NORMAL;
+	int pshared = _i & 2 ? PTHREAD_PROCESS_SHARED : PTHREAD_PROCESS_PRIVATE;
+	pthread_mutex_t m;
+
+	init_type(&m, type, pshared);
+	ck_assert_int_eq(pthread_mutex_unlock(&m), 0);
+	ck_assert_int_eq(pthread_mutex_destroy(&m), EBUSY);
+	ck_assert_int_eq(pthread_mutex_lock(&m), 0);
+	ck_assert_int_eq(pthread_mutex_unlock(&m), 0);
+	ck_assert_int_eq(pthread_mutex_destroy(&m), EBUSY);
+	init_type(&m, type, pshared);
+	ck_assert_int_eq(pthread_mutex_destroy(&m), 0);
+}
+END_TEST
+
 /* ---- a signal handler that uses trylock while its thread sleeps in a
  * lock of the same mutex, and locks another, corrupts nothing ---- */
 #include <signal.h>
@@ -585,6 +688,8 @@ int main(void)
 	tc = harness_tcase(s, "signals", 20);
 	tcase_add_test(tc, signal_handler_trylock_while_waiting);
 	tc = harness_tcase(s, "condvar", 60);
+	tcase_add_loop_test(tc, destroy_busy_while_a_condition_waits, 0, 8);
+	tcase_add_loop_test(tc, destroy_busy_after_unlock_of_unlocked, 0, 4);
 	tcase_add_loop_test(tc, condvar_with_each_type, PTHREAD_MUTEX_NORMAL,
 			    PTHREAD_MUTEX_ADAPTIVE_NP + 1);
 	return harness_main(s);

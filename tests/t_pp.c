@@ -137,8 +137,56 @@ START_TEST(above_the_ceiling_is_einval)
 	ck_assert_int_eq(pthread_mutex_lock(&m), 0);
 	ck_assert_int_eq(my_prio(), 40);
 	ck_assert_int_eq(pthread_mutex_lock(&m), EDEADLK);
+	ck_assert_int_eq(pthread_mutex_trylock(&m), EDEADLK); /* glibc's, not EBUSY */
 	ck_assert_int_eq(pthread_mutex_unlock(&m), 0);
 	ck_assert_int_eq(my_prio(), 30);
+}
+END_TEST
+
+/* An unlock by a thread that does not hold the mutex (POSIX: undefined for
+ * the normal type, EPERM for the others): as glibc, a normal one is
+ * released, unlocked or not; __nusers counts it, so destroy then fails
+ * with EBUSY as glibc's does. */
+static pthread_mutex_t um;
+static void *unlock_um(void *arg)
+{
+	(void)arg;
+	return (void *)(long)pthread_mutex_unlock(&um);
+}
+
+static long in_thread(void *(*fn)(void *))
+{
+	pthread_t t;
+
+	ck_assert_int_eq(pthread_create(&t, NULL, fn, NULL), 0);
+	return (long)harness_join(t, 10);
+}
+
+START_TEST(unlock_not_held)
+{
+	static const int types[] = { PTHREAD_MUTEX_NORMAL, PTHREAD_MUTEX_ADAPTIVE_NP,
+				     PTHREAD_MUTEX_RECURSIVE, PTHREAD_MUTEX_ERRORCHECK };
+	int type = types[_i], normal = _i < 2, want = normal ? 0 : EPERM;
+
+	init_pp(&um, type, 20);
+	ck_assert_int_eq(in_thread(unlock_um), want); /* unlocked */
+	ck_assert_int_eq(um.__data.__lock, 20 << 19);
+	ck_assert_int_eq(pthread_mutex_destroy(&um), normal ? EBUSY : 0);
+	if (!go_fifo(10))
+		return;
+	init_pp(&um, type, 20);
+	ck_assert_int_eq(pthread_mutex_lock(&um), 0);
+	ck_assert_int_eq(my_prio(), 20);
+	ck_assert_int_eq(in_thread(unlock_um), want); /* held by us */
+	ck_assert_int_eq(um.__data.__lock, normal ? 20 << 19 : (20 << 19) | 1);
+	if (normal) { /* released; our priority stays raised, as glibc's */
+		ck_assert_int_eq(my_prio(), 20);
+		ck_assert_int_eq(pthread_mutex_destroy(&um), 0);
+	} else {
+		ck_assert_int_eq(pthread_mutex_unlock(&um), 0);
+		ck_assert_int_eq(my_prio(), 10);
+		ck_assert_int_eq(pthread_mutex_destroy(&um), 0);
+	}
 }
 END_TEST
 
@@ -189,6 +237,7 @@ int main(void)
 	tcase_add_test(tc, raised_while_held_restored_after);
 	tcase_add_test(tc, owner_changes_ceiling);
 	tcase_add_test(tc, above_the_ceiling_is_einval);
+	tcase_add_loop_test(tc, unlock_not_held, 0, 4);
 	tcase_add_test(tc, counted_exclusion);
 	return harness_main(s);
 }

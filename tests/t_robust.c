@@ -134,9 +134,49 @@ START_TEST(errors_and_counts)
 	ck_assert_int_eq(pthread_mutex_lock(&rm), 0);
 	ck_assert_int_eq(pthread_mutex_timedlock(&rm, &past), ETIMEDOUT);
 	ck_assert_int_eq(pthread_mutex_trylock(&rm), EBUSY);
-	ck_assert_int_eq(pthread_mutex_destroy(&rm), EBUSY); /* glibc: 0 */
 	ck_assert_int_eq(pthread_mutex_unlock(&rm), 0);
 	ck_assert_int_eq(rm.__data.__lock, 0);
+}
+END_TEST
+
+/* As glibc's, the destroy of a robust mutex returns 0 whatever its state
+ * (POSIX leaves the destroy of a locked mutex undefined; FTHR_CHECK
+ * reports it): its holder died, or holds it still. */
+static void *destroy_held(void *arg)
+{
+	long r;
+
+	(void)arg;
+	if ((r = pthread_mutex_lock(&rm)) != 0)
+		return (void *)r;
+	if ((r = pthread_mutex_destroy(&rm)) != 0)
+		return (void *)(100 + r);
+	/* destroyed: the unlock fails as glibc's (EINVAL), the thread exits
+	 * with the mutex on its robust list: the kernel marks it dead */
+	return (void *)(long)(pthread_mutex_unlock(&rm) == EINVAL ? 0 : 99);
+}
+
+START_TEST(destroy_whatever_the_state)
+{
+	pthread_t t;
+
+	if (harness_skip_without_robust_list("destroy_whatever_the_state"))
+		return;
+	init_robust(&rm, types[_i], PTHREAD_PROCESS_PRIVATE);
+	ck_assert_int_eq(pthread_create(&t, NULL, lock_and_exit, NULL), 0);
+	ck_assert_ptr_null(harness_join(t, 10));
+	ck_assert_int_eq(pthread_mutex_destroy(&rm), 0); /* owner died */
+	ck_assert_int_eq(pthread_mutex_trylock(&rm), EINVAL);
+	ck_assert_int_eq(pthread_mutex_lock(&rm), EINVAL);
+
+	init_robust(&rm, types[_i], PTHREAD_PROCESS_PRIVATE);
+	ck_assert_int_eq(pthread_create(&t, NULL, destroy_held, NULL), 0);
+	ck_assert_ptr_null(harness_join(t, 10));
+	ck_assert_int_eq(pthread_mutex_destroy(&rm), 0); /* again */
+	init_robust(&rm, types[_i], PTHREAD_PROCESS_PRIVATE);
+	ck_assert_int_eq(pthread_mutex_lock(&rm), 0);
+	ck_assert_int_eq(pthread_mutex_unlock(&rm), 0);
+	ck_assert_int_eq(pthread_mutex_destroy(&rm), 0);
 }
 END_TEST
 
@@ -393,6 +433,7 @@ int main(void)
 	tcase_add_loop_test(tc, unlock_without_consistent_is_not_recoverable, 0, 3);
 	tcase_add_test(tc, blocked_waiter_learns_of_death);
 	tcase_add_test(tc, errors_and_counts);
+	tcase_add_loop_test(tc, destroy_whatever_the_state, 0, 3);
 	tcase_add_test(tc, list_of_many);
 	tc = harness_tcase(s, "sigkill", 60);
 	tcase_add_loop_test(tc, sigkill_owner_rounds, 0, 3);
