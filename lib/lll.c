@@ -19,7 +19,7 @@ bool fthr_lll_spin(volatile int *w, int patience)
 	for (spent = 0; spent < budget && (v = a_load_relaxed(w)) == 1; spent++)
 		arch_cpu_relax();
 	if (v == 1) { /* let a holder on this cpu run first */
-		fthr_yield();
+		fthr_spin_yield();
 		v = a_load_relaxed(w);
 	}
 	if (v == 0 && fthr_lll_trylock(w)) {

@@ -1,10 +1,23 @@
 /* lib/self.c: the per-thread record (see self.h) and fork bookkeeping. */
 #include "config.h"
+#include <time.h>
 #include <sys/syscall.h>
 #include "self.h"
 
 __thread struct fthr_self fthr_self_rec __attribute__((tls_model("initial-exec")));
 int fthr_fork_gen;
+
+/* (self.h) Out of line: two clock reads around the yield. */
+void fthr_spin_yield_timed(void)
+{
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	fthr_yield();
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	if ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) > FTHR_YIELD_LONG_NS)
+		fthr_self_rec.yield_off = FTHR_YIELD_OFF;
+}
 
 FTHR_COLD int fthr_self_fill(void)
 {

@@ -57,6 +57,7 @@ struct fthr_self {
 	int pp_base_policy, pp_base_prio;
 	unsigned char pp_count[100];
 	int spin;		/* adaptive spin budget before a futex sleep */
+	int yield_off;		/* failed spins left that skip the yield */
 	void *diag;		/* FTHR_CHECK/FTHR_PROFILE: locks held (diag.c) */
 	bool diag_busy;		/* inside diag.c: calls go to the plain functions */
 	int cancel_req;		/* set by pthread_cancel of this thread (host.c) */
@@ -90,17 +91,43 @@ static inline int fthr_tid(void)
  * budget of relax hints: it grows when a spin ends in success and halves
  * when the spin gives up, between SPIN_MIN and SPIN_MAX. A spin that gives
  * up yields the cpu once (a partner on the same cpu then runs at once, no
- * futex round trip) and looks again before the caller sleeps. (A cap on
+ * futex round trip; fthr_spin_yield) and looks again before the caller
+ * sleeps. (A cap on
  * the number of threads spinning at once, cpus - 1, was tried and measured
  * worse for contended mutexes and rwlocks: see the ChangeLog.) */
 #define FTHR_SPIN_MIN 8
 #define FTHR_SPIN_MAX 1024
 #define FTHR_SPIN_START 64
 
-/* sched_yield(2), inline: the spin's last resort before a futex sleep */
+/* sched_yield(2), inline */
 static inline void fthr_yield(void)
 {
 	arch_syscall6(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
+}
+
+/* The spin's last resort before a futex sleep: a yield, so that a partner
+ * waiting for this cpu runs at once (quiet 2 cpus, bench/fthr-bench
+ * fthr/glibc: cond ping-pong pinned to one cpu 2.5 with the yield, 0.7
+ * without; barrier, 2 threads 11 and 1.7). But on a machine with more
+ * runnable threads than cpus the yield hands the cpu to another process
+ * for its whole time slice, and the waiter, which never slept, is not
+ * woken ahead of it either: with a busy loop per cpu, t_cond's ping-pongs
+ * ran 12-30 times longer than on glibc, t_sem's contention cases 27 times.
+ * So a yield that kept the thread off its cpu for FTHR_YIELD_LONG_NS (a
+ * partner's hand-off takes microseconds; another process's slice,
+ * milliseconds) turns the yield off for its next FTHR_YIELD_OFF failed
+ * spins: those sleep in the kernel at once, as glibc's waiters do, and are
+ * woken with a sleeper's priority. Then one yield looks again. */
+#define FTHR_YIELD_LONG_NS 100000
+#define FTHR_YIELD_OFF 256
+FTHR_HIDDEN void fthr_spin_yield_timed(void);
+
+static inline void fthr_spin_yield(void)
+{
+	if (fthr_self_rec.yield_off > 0)
+		fthr_self_rec.yield_off--;
+	else
+		fthr_spin_yield_timed();
 }
 
 /* Patience, before the first look at a lock that was found taken: every
@@ -148,7 +175,7 @@ static inline void fthr_spin_learn(int budget, bool won)
 		/* the spin, not the yield, decides the next budget */         \
 		fthr_spin_learn(budget_, ok_);                                 \
 		if (!ok_) { /* let a partner on this cpu run first */          \
-			fthr_yield();                                          \
+			fthr_spin_yield();                                     \
 			ok_ = (cond);                                          \
 		}                                                              \
 		ok_;                                                           \
