@@ -513,7 +513,7 @@ static void *dc_waiter(void *arg)
 
 	pthread_mutex_lock(&qm);
 	__atomic_store_n(&dc_in, 1, __ATOMIC_SEQ_CST);
-	while (!dc_go && r == 0)
+	while (!__atomic_load_n(&dc_go, __ATOMIC_SEQ_CST) && r == 0)
 		r = dl ? pthread_cond_timedwait(&dc, &qm, dl) : pthread_cond_wait(&dc, &qm);
 	pthread_mutex_unlock(&qm);
 	return (void *)(long)r;
@@ -553,6 +553,11 @@ START_TEST(destroy_busy_while_a_condition_waits)
 	struct timespec dl;
 	pthread_t t;
 
+	/* (TSan hands pthread_cond_* to glibc's own, which counts __nusers
+	 * with glibc's mutex code, not fthr's) */
+	if (harness_skip_under_tsan("destroy_busy_while_a_condition_waits",
+				    "its condition variable is glibc's"))
+		return;
 	ck_assert_int_eq(pthread_cond_init(&dc, NULL), 0);
 	init_type(&qm, type, pshared);
 	start_waiter(&t, dc_waiter, NULL);
@@ -572,6 +577,10 @@ START_TEST(destroy_busy_while_a_condition_waits)
 	ck_assert_int_eq((long)harness_join(t, 10), ETIMEDOUT);
 	ck_assert_int_eq(pthread_mutex_destroy(&qm), 0);
 
+	if (harness_skip_under_asan("destroy_busy_while_a_condition_waits (cancelled)")) {
+		ck_assert_int_eq(pthread_cond_destroy(&dc), 0);
+		return;
+	}
 	init_type(&qm, type, pshared); /* a wait that is cancelled */
 	start_waiter(&t, dc_cancelled, NULL);
 	ck_assert_int_eq(pthread_mutex_destroy(&qm), EBUSY);

@@ -793,6 +793,9 @@ START_TEST(cancel_blocked_waiter)
 	pthread_t t[3], lt;
 	int i, victim = _i;
 
+	if (harness_skip_under_asan("cancel_blocked_waiter"))
+		return;
+
 	/* waiters in sem_wait, sem_timedwait and sem_clockwait; cancel one */
 	ck_assert_int_eq(sem_init(&s, 0, 0), 0);
 	for (i = 0; i < 3; i++)
@@ -839,6 +842,8 @@ START_TEST(cancel_all_blocked_waiters)
 	pthread_t t[6], lt;
 	int i;
 
+	if (harness_skip_under_asan("cancel_all_blocked_waiters"))
+		return;
 	ck_assert_int_eq(sem_init(&s, 0, 0), 0);
 	for (i = 0; i < 6; i++)
 		t[i] = start_waiter(&w[i], &s, i % 3);
