@@ -1,5 +1,6 @@
 /* tests/t_rwlock.c: pthread read-write locks, every kind, with the system
  * headers. */
+#include <dlfcn.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
