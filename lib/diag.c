@@ -55,8 +55,9 @@ FTHR_NO_SANITIZE static bool starts(const char *s, const char *p)
 	return true;
 }
 
-/* (libc's string functions are not used here: a resolver may run before
- * the dynamic linker has relocated this library) */
+/* (libc's string functions are not used here: the first call may come from
+ * another library's constructor, before a sanitizer's interceptors are set
+ * up) */
 FTHR_NO_SANITIZE static bool streq(const char *a, const char *b)
 {
 	while (*a && *a == *b)

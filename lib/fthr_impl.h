@@ -20,8 +20,9 @@
 #define FTHR_COLD __attribute__((cold, noinline))
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
-/* Code that may run before the sanitizer runtimes are set up (the ifunc
- * resolvers, during relocation) must not be instrumented. */
+/* Code that may run before the sanitizer runtimes are set up (diag.c's
+ * reading of the environment, from another library's constructor) must not
+ * be instrumented. */
 #define FTHR_NO_SANITIZE                                                       \
 	__attribute__((no_sanitize("address", "undefined", "thread")))
 
