@@ -45,12 +45,20 @@ FTHR_HIDDEN int fthr_futex_unlock_pi(volatile int *addr, bool shared);
 /* Clocks an absolute futex deadline may be measured on. */
 FTHR_HIDDEN bool fthr_futex_clock_ok(clockid_t clk);
 
+/* A deadline (NULL: none) whose tv_nsec is outside [0, 1e9): what glibc's
+ * timed rwlock and semaphore calls reject first, even when they need not
+ * block. */
+static inline bool fthr_abstime_nsec_bad(const struct timespec *ts)
+{
+	return ts && (unsigned long)ts->tv_nsec >= 1000000000ul;
+}
+
 /* Validate a deadline the way POSIX asks of a call about to block:
  * EINVAL for tv_nsec outside [0, 1e9) (or a NULL deadline), ETIMEDOUT for a
  * negative tv_sec (long past, and not something a futex accepts), else 0. */
 static inline int fthr_abstime_check(const struct timespec *ts)
 {
-	if (!ts || (unsigned long)ts->tv_nsec >= 1000000000ul)
+	if (!ts || fthr_abstime_nsec_bad(ts))
 		return EINVAL;
 	if (ts->tv_sec < 0)
 		return ETIMEDOUT;

@@ -707,14 +707,9 @@ FTHR_HIDDEN FTHR_INLINED int fthr_rwlock_tryrdlock(pthread_rwlock_t *rw)
 
 /* As glibc, a deadline's nanoseconds are checked before anything else,
  * even when the lock is free (POSIX allows either). */
-static inline bool bad_deadline(const struct timespec *t)
-{
-	return t && (unsigned long)t->tv_nsec >= 1000000000ul;
-}
-
 FTHR_HIDDEN FTHR_INLINED int fthr_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *t)
 {
-	if (unlikely(bad_deadline(t)))
+	if (unlikely(fthr_abstime_nsec_bad(t)))
 		return EINVAL;
 	return rdlock(l, CLOCK_REALTIME, t, true);
 }
@@ -722,7 +717,7 @@ FTHR_HIDDEN FTHR_INLINED int fthr_rwlock_timedrdlock(pthread_rwlock_t *l, const 
 FTHR_HIDDEN FTHR_INLINED int fthr_rwlock_clockrdlock(pthread_rwlock_t *l, clockid_t clk,
 					const struct timespec *t)
 {
-	if (!fthr_futex_clock_ok(clk) || bad_deadline(t))
+	if (!fthr_futex_clock_ok(clk) || fthr_abstime_nsec_bad(t))
 		return EINVAL;
 	return TSAN_LOCK(l, TSAN_READ_LOCK, rdlock(l, clk, t, true));
 }
@@ -750,7 +745,7 @@ FTHR_HIDDEN FTHR_INLINED int fthr_rwlock_trywrlock(pthread_rwlock_t *rw)
 
 FTHR_HIDDEN FTHR_INLINED int fthr_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *t)
 {
-	if (unlikely(bad_deadline(t)))
+	if (unlikely(fthr_abstime_nsec_bad(t)))
 		return EINVAL;
 	return wrlock(l, CLOCK_REALTIME, t, true);
 }
@@ -758,7 +753,7 @@ FTHR_HIDDEN FTHR_INLINED int fthr_rwlock_timedwrlock(pthread_rwlock_t *l, const 
 FTHR_HIDDEN FTHR_INLINED int fthr_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clk,
 					const struct timespec *t)
 {
-	if (!fthr_futex_clock_ok(clk) || bad_deadline(t))
+	if (!fthr_futex_clock_ok(clk) || fthr_abstime_nsec_bad(t))
 		return EINVAL;
 	return TSAN_LOCK(l, 0, wrlock(l, clk, t, true));
 }

@@ -182,14 +182,9 @@ FTHR_HIDDEN int fthr_sem_trywait(sem_t *sem)
 
 /* As glibc, a deadline's nanoseconds are checked first, even when a token
  * is there (POSIX allows either). */
-static inline bool bad_deadline(const struct timespec *t)
-{
-	return (unsigned long)t->tv_nsec >= 1000000000ul;
-}
-
 FTHR_HIDDEN FTHR_INLINED int fthr_sem_timedwait(sem_t *sem, const struct timespec *abstime)
 {
-	if (unlikely(bad_deadline(abstime)))
+	if (unlikely(fthr_abstime_nsec_bad(abstime)))
 		return fail(EINVAL);
 	if (sem_take(S(sem))) {
 		fthr_cancel_before_return(sem_give_back, S(sem));
@@ -203,7 +198,7 @@ FTHR_HIDDEN FTHR_INLINED int fthr_sem_clockwait(sem_t *sem, clockid_t clk,
 {
 	int r;
 
-	if (!fthr_futex_clock_ok(clk) || bad_deadline(abstime))
+	if (!fthr_futex_clock_ok(clk) || fthr_abstime_nsec_bad(abstime))
 		return fail(EINVAL);
 	if (sem_take(S(sem))) {
 		fthr_cancel_before_return(sem_give_back, S(sem));
