@@ -1,0 +1,132 @@
+#!/bin/bash
+# fthr's real-program benchmarks: unmodified programs (sysbench, OpenJDK,
+# Ruby, LMDB, Node, the multithreaded compressors) run on plain glibc and
+# with fthr preloaded, alternating (glibc first in odd pairs, fthr first in
+# even ones), PAIRS pairs per case. Each case is a line of a family script,
+# bench/real/cases/FAMILY.sh (the interface: bench/real/README.md); it does
+# a fixed amount of work, checks its own result (exact counts, bit-exact
+# output) and prints its figure. This script measures the CPU seconds of the
+# whole process tree of every run, and checks with a witness preloaded into
+# every process (bench/real/mapped.c) that the fthr runs ran on fthr and the
+# glibc runs on glibc.
+#
+# Usage: bench/real/run.sh [OUTDIR]
+# Env:   FTHR_LIB (libfthr.so.0, required), BENCH_REAL_QUICK=1 (the quick
+#        subset, shorter work: scripts/run demo), PAIRS (default 5),
+#        BENCH_REAL_FAMILIES (default: every family), BENCH_REAL_CASES
+#        ("family:id ..." to run just those)
+# Output: a Markdown table on stdout, OUTDIR/real.csv, progress on stderr;
+#        exit 1 if a case failed its check or its witness.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+out=${1:-bench/results}
+lib=${FTHR_LIB:?FTHR_LIB must name libfthr.so.0}
+quick=${BENCH_REAL_QUICK:-0}
+pairs=${PAIRS:-5}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+csv=$out/real.csv
+build=${BENCH_REAL_BUILD:-$out/real-build}
+mkdir -p "$build"
+export BENCH_REAL_QUICK=$quick
+failed=0
+
+cc -O2 -shared -fPIC -o "$build/mapped.so" "$here/mapped.c" -ldl ||
+	{ echo "cannot build the witness" >&2; exit 1; }
+witness=$build/mapped.so
+
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# the last line of bash's `times` (the waited children): "1m2.5s 0m0.1s" -> 62.6
+cpu_of() { tail -1 | awk '{ s = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); sub("s", "", a[2]); s += a[1] * 60 + a[2] } print s }'; }
+
+# one FAMILY ID fthr|glibc: prints "value unit cpu" or fails
+one() {
+	local fam=$1 id=$2 how=$3 maps line cpu rc=0
+	maps=$(mktemp)
+	if [ "$how" = fthr ]; then pre="$lib $witness"; else pre=$witness; fi
+	line=$(
+		export FTHR_PRELOAD=$pre FTHR_PLAIN_PRELOAD=$witness FTHR_REAL_MAPS=$maps BUILD=$build/$fam
+		"$here/cases/$fam.sh" run "$id" 2>"$maps.err" | grep '^RESULT' | tail -1
+		echo "RC ${PIPESTATUS[0]}"
+		times # in this subshell, which waited for the run
+	) || rc=1
+	cpu=$(echo "$line" | cpu_of)
+	rc=$(echo "$line" | awk '/^RC/ { print $2 }')
+	line=$(echo "$line" | grep '^RESULT')
+	local fail=
+	[ "$rc" = 0 ] || fail="exit status $rc"
+	[ -n "$line" ] || fail="${fail:-no RESULT line}"
+	# the witness: every process on the expected library, at least one seen
+	if [ -z "$fail" ]; then
+		if ! [ -s "$maps" ]; then fail="the witness saw no process"
+		elif [ "$how" = fthr ] && ! grep -q 'fthr=1' "$maps"; then fail="no process ran on fthr"
+		elif [ "$how" = glibc ] && grep -q 'fthr=1' "$maps"; then fail="a glibc run ran on fthr"
+		fi
+	fi
+	if [ -n "$fail" ]; then
+		echo "FAIL $fam $id ($how): $fail" >&2
+		tail -5 "$maps.err" >&2
+		rm -f "$maps" "$maps.err"
+		return 1
+	fi
+	rm -f "$maps" "$maps.err"
+	echo "$line" | awk -v c="$cpu" '{ print $2, $3, c }'
+}
+
+echo "# fthr vs glibc: real programs, $(date -u +%Y-%m-%d), $(uname -m), $(nproc) cpus, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), glibc $(ldd --version | head -1 | awk '{ print $NF }')"
+echo
+echo "Medians of $pairs alternating glibc/fthr pairs$([ "$quick" = 1 ] && echo ', quick subset'). 'fthr vs glibc' is the median of the per-pair ratios, > 1 means fthr is better; spread is their min–max; CPU s is user+sys of the whole process tree; 'per CPU s' is the median per-pair ratio of work done per CPU second (every case does a fixed amount of work: glibc's CPU seconds over fthr's)."
+echo
+echo "| program: case | glibc | fthr | fthr vs glibc | spread | CPU s glibc / fthr | per CPU s |"
+echo "|---|---|---|---|---|---|---|"
+echo "family,case,label,unit,better,glibc,fthr,ratio_median,ratio_min,ratio_max,cpu_glibc,cpu_fthr,cpu_ratio" >"$csv"
+
+families=${BENCH_REAL_FAMILIES:-$(cd "$here/cases" && ls *.sh | sed 's/\.sh$//')}
+for fam in $families; do
+	script=$here/cases/$fam.sh
+	mkdir -p "$build/$fam"
+	BUILD=$build/$fam "$script" setup >"$build/$fam.setup.log" 2>&1
+	case $? in
+	0) ;;
+	77) echo "  $fam: skipped (setup: $(tail -1 "$build/$fam.setup.log"))" >&2; continue ;;
+	*) echo "  $fam: setup FAILED" >&2; tail -20 "$build/$fam.setup.log" >&2; failed=1; continue ;;
+	esac
+	while IFS=$'\t' read -r id label better q; do
+		[ -n "$id" ] || continue
+		[ "$quick" = 1 ] && [ "$q" != 1 ] && continue
+		if [ -n "${BENCH_REAL_CASES:-}" ]; then
+			case " $BENCH_REAL_CASES " in *" $fam:$id "*) ;; *) continue ;; esac
+		fi
+		printf '  %-50s' "$fam: $label" >&2
+		gv=() fv=() gc=() fc=() ratios=() cr=() ok=1
+		for ((i = 0; i < pairs; i++)); do
+			if ((i % 2 == 0)); then
+				g=$(one "$fam" "$id" glibc) && f=$(one "$fam" "$id" fthr) || ok=0
+			else
+				f=$(one "$fam" "$id" fthr) && g=$(one "$fam" "$id" glibc) || ok=0
+			fi
+			[ $ok = 1 ] || break
+			read -r gval unit gcpu <<<"$g"
+			read -r fval _ fcpu <<<"$f"
+			gv+=("$gval"); fv+=("$fval"); gc+=("$gcpu"); fc+=("$fcpu")
+			ratios+=("$(awk -v g="$gval" -v f="$fval" -v b="$better" 'BEGIN { print (b == "hi") ? f / g : g / f }')")
+			cr+=("$(awk -v g="$gcpu" -v f="$fcpu" 'BEGIN { print (f > 0) ? g / f : 1 }')")
+			printf '.' >&2
+		done
+		if [ $ok = 0 ]; then failed=1; echo " FAILED" >&2
+			echo "| $fam: $label | | | FAILED | | | |"; continue; fi
+		gm=$(printf '%s\n' "${gv[@]}" | median); fm=$(printf '%s\n' "${fv[@]}" | median)
+		rm=$(printf '%s\n' "${ratios[@]}" | median)
+		rmin=$(printf '%s\n' "${ratios[@]}" | sort -g | head -1); rmax=$(printf '%s\n' "${ratios[@]}" | sort -g | tail -1)
+		gcm=$(printf '%s\n' "${gc[@]}" | median); fcm=$(printf '%s\n' "${fc[@]}" | median)
+		crm=$(printf '%s\n' "${cr[@]}" | median)
+		printf ' %s x%.2f\n' "$unit" "$rm" >&2
+		printf '| %s: %s | %.4g %s | %.4g %s | **%.2f** | %.2f–%.2f | %.2f / %.2f | %.2f |\n' \
+			"$fam" "$label" "$gm" "$unit" "$fm" "$unit" "$rm" "$rmin" "$rmax" "$gcm" "$fcm" "$crm"
+		echo "$fam,$id,${label//,/;},$unit,$better,$gm,$fm,$rm,$rmin,$rmax,$gcm,$fcm,$crm" >>"$csv"
+	done < <(BUILD=$build/$fam "$script" list)
+done
+
+awk -F, 'NR > 1 { n++; s += log($8); if ($8 < 0.97) low++ } END {
+	if (n) printf "\nGeometric mean of the %d ratios: **%.2f**; below 0.97: %d.\n", n, exp(s / n), low }' "$csv"
+exit $failed
