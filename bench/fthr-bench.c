@@ -419,7 +419,7 @@ static int bench_broadcast(int argc, char **argv)
 
 /* ---- 4. rwlock mixes ---- */
 static pthread_rwlock_t rw = PTHREAD_RWLOCK_INITIALIZER;
-static int write_pct;
+static int write_pct, rw_work = 20;
 static long rw_writes, rw_inside_w;
 /* one cache line each, and readers burn on their own data: the figure is
  * the lock's, not false sharing's */
@@ -440,7 +440,7 @@ static void *rw_worker(void *arg)
 			if (rw_inside_w++ != 0)
 				violation("writers inside", rw_inside_w, 1);
 			rw_writes++;
-			work(20);
+			work(rw_work);
 			rw_inside_w--;
 			pthread_rwlock_unlock(&rw);
 			w->writes++;
@@ -448,7 +448,7 @@ static void *rw_worker(void *arg)
 			pthread_rwlock_rdlock(&rw);
 			if (rw_inside_w != 0)
 				violation("writer inside while reading", rw_inside_w, 0);
-			w->acc = burn(w->acc + (unsigned long)rw_writes, 20);
+			w->acc = burn(w->acc + (unsigned long)rw_writes, rw_work);
 			pthread_rwlock_unlock(&rw);
 		}
 		w->ops++;
@@ -466,6 +466,7 @@ static int bench_rwlock(int argc, char **argv)
 	memset(w, 0, (size_t)threads * sizeof(*w));
 
 	write_pct = argc > 1 ? atoi(argv[1]) : 1;
+	rw_work = argc > 3 ? atoi(argv[3]) : 20;
 	t0 = now(CLOCK_MONOTONIC);
 	for (i = 0; i < threads; i++) {
 		w[i].seed = (unsigned)i + 1;
@@ -715,7 +716,7 @@ static const struct bench benches[] = {
 	{ "cond_pingpong", bench_cond_pingpong, "none|same|diff [ROUNDS]" },
 	{ "queue", bench_queue, "PRODUCERS CONSUMERS [ITEMS]" },
 	{ "broadcast", bench_broadcast, "WAITERS [ROUNDS]" },
-	{ "rwlock", bench_rwlock, "THREADS WRITE_PERCENT [SECONDS]" },
+	{ "rwlock", bench_rwlock, "THREADS WRITE_PERCENT [SECONDS [WORK, default 20; 0: tiny sections]]" },
 	{ "sem_pingpong", bench_sem_pingpong, "none|same|diff [ROUNDS]" },
 	{ "barrier", bench_barrier, "THREADS [ROUNDS]" },
 	{ "create_join", bench_create_join, "[N]" },

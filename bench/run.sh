@@ -138,6 +138,8 @@ for w in 1 50; do
 		bench rwlock-$w "rwlock $w% writes, $t threads" hi rwlock $t $w $secs
 	done
 done
+# tiny sections (no work inside): the lock's own cost, more threads than cpus
+for t in 4 8; do bench rwlock-tiny "rwlock 1% writes, tiny sections, $t threads" hi rwlock $t 1 $secs 0; done
 
 echo "== 5. semaphores, barriers, threads" >&2
 table_head "5. Semaphores, barriers, thread create+join"
@@ -170,6 +172,23 @@ bench ruby "vm_thread_mutex2 (2 threads)" hi contend 2 tiny $secs
 bench ruby "vm_thread_condvar" lo cond_pingpong none $((r / 2))
 bench ruby "vm_thread_queue" hi queue 1 1 $((r * 4))
 bench ruby "vm_thread_pipe" lo pipe $((r / 2))
+
+echo "== 7. with a co-runner" >&2
+# Another process keeps every cpu busy (as on any shared host): one busy
+# loop per cpu for the whole section, for the glibc and the fthr runs alike.
+table_head "7. With a co-runner: a busy loop on every cpu in another process"
+hogs=
+for ((i = 0; i < $(nproc); i++)); do sh -c 'while :; do :; done' & hogs="$hogs $!"; done
+trap 'kill $hogs 2>/dev/null' EXIT
+bench corunner "mutex, 4 threads, tiny critical section" hi contend 4 tiny $secs
+bench corunner "mutex, 16 threads, 1us critical section" hi contend 16 1us $secs
+bench corunner "rwlock 1% writes, 8 threads" hi rwlock 8 1 $secs
+bench corunner "rwlock 1% writes, tiny sections, 8 threads" hi rwlock 8 1 $secs 0
+bench corunner "rwlock 50% writes, 8 threads" hi rwlock 8 50 $secs
+bench corunner "bounded queue 4+4" hi queue 4 4 $((r * 2))
+bench corunner "cond ping-pong, pinned none" lo cond_pingpong none $((r / 10))
+bench corunner "sem ping-pong, pinned none" lo sem_pingpong none $((r / 10))
+kill $hogs 2>/dev/null; wait $hogs 2>/dev/null; trap - EXIT
 
 if command -v gnuplot >/dev/null; then
 	echo "== plots" >&2

@@ -15,7 +15,8 @@
 #        subset, shorter work: scripts/run demo), PAIRS (default 5),
 #        BENCH_REAL_FAMILIES (default: every family), BENCH_REAL_CASES
 #        ("family:id ..." to run just those)
-# Output: a Markdown table on stdout, OUTDIR/real.csv, progress on stderr;
+# Output: a Markdown table on stdout, OUTDIR/real.csv, OUTDIR/real.png
+#        (gnuplot), progress on stderr;
 #        exit 1 if a case failed its check or its witness.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -129,4 +130,16 @@ done
 
 awk -F, 'NR > 1 { n++; s += log($8); if ($8 < 0.97) low++ } END {
 	if (n) printf "\nGeometric mean of the %d ratios: **%.2f**; below 0.97: %d.\n", n, exp(s / n), low }' "$csv"
+if command -v gnuplot >/dev/null && [ "$(wc -l <"$csv")" -gt 1 ]; then
+	awk -F, 'NR > 1 { print "\"" $1 ": " $2 "\"", $8, $13 }' "$csv" >"$out/real.dat"
+	gnuplot <<EOF
+set terminal png size 1000,560
+set output "$out/real.png"
+set title "Real programs: fthr vs glibc (median of the per-pair ratios; > 1: fthr better)"
+set style data histograms; set style fill solid 0.6; set xtics rotate by -40 font ",8"
+set ylabel "ratio"; set yrange [0:*]; set arrow from graph 0, first 1 to graph 1, first 1 nohead
+plot "$out/real.dat" using 2:xtic(1) title "figure", "" using 3 title "work per CPU second"
+EOF
+	printf '\nPlot: %s/real.png\n' "$out"
+fi
 exit $failed
