@@ -14,12 +14,14 @@
 # Env:   FTHR_LIB (libfthr.so.0, required), BENCH_REAL_QUICK=1 (the quick
 #        subset, shorter work: scripts/run demo), PAIRS (default 5),
 #        BENCH_REAL_FAMILIES (default: every family), BENCH_REAL_CASES
-#        ("family:id ..." to run just those)
+#        ("family:id ..." to run just those), BENCH_REAL_CASEDIR (the
+#        families' directory; default bench/real/cases)
 # Output: a Markdown table on stdout, OUTDIR/real.csv, OUTDIR/real.png
 #        (gnuplot), progress on stderr;
 #        exit 1 if a case failed its check or its witness.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+cases=${BENCH_REAL_CASEDIR:-$here/cases}
 out=${1:-bench/results}
 lib=${FTHR_LIB:?FTHR_LIB must name libfthr.so.0}
 quick=${BENCH_REAL_QUICK:-0}
@@ -47,7 +49,7 @@ one() {
 	if [ "$how" = fthr ]; then pre="$lib $witness"; else pre=$witness; fi
 	line=$(
 		export FTHR_PRELOAD=$pre FTHR_PLAIN_PRELOAD=$witness FTHR_REAL_MAPS=$maps BUILD=$build/$fam
-		"$here/cases/$fam.sh" run "$id" 2>"$maps.err" | grep '^RESULT' | tail -1
+		"$cases/$fam.sh" run "$id" 2>"$maps.err" | grep '^RESULT' | tail -1
 		echo "RC ${PIPESTATUS[0]}"
 		times # in this subshell, which waited for the run
 	) || rc=1
@@ -82,9 +84,9 @@ echo "| program: case | glibc | fthr | fthr vs glibc | spread | CPU s glibc / ft
 echo "|---|---|---|---|---|---|---|"
 echo "family,case,label,unit,better,glibc,fthr,ratio_median,ratio_min,ratio_max,cpu_glibc,cpu_fthr,cpu_ratio" >"$csv"
 
-families=${BENCH_REAL_FAMILIES:-$(cd "$here/cases" && ls *.sh | sed 's/\.sh$//')}
+families=${BENCH_REAL_FAMILIES:-$(cd "$cases" && ls *.sh | sed 's/\.sh$//')}
 for fam in $families; do
-	script=$here/cases/$fam.sh
+	script=$cases/$fam.sh
 	mkdir -p "$build/$fam"
 	BUILD=$build/$fam "$script" setup >"$build/$fam.setup.log" 2>&1
 	case $? in
