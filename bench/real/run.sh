@@ -119,14 +119,14 @@ for fam in $families; do
 		if [ $ok = 0 ]; then failed=1; echo " FAILED" >&2
 			echo "| $fam: $label | | | FAILED | | | |"; continue; fi
 		gm=$(printf '%s\n' "${gv[@]}" | median); fm=$(printf '%s\n' "${fv[@]}" | median)
-		rm=$(printf '%s\n' "${ratios[@]}" | median)
+		rmed=$(printf '%s\n' "${ratios[@]}" | median)
 		rmin=$(printf '%s\n' "${ratios[@]}" | sort -g | head -1); rmax=$(printf '%s\n' "${ratios[@]}" | sort -g | tail -1)
 		gcm=$(printf '%s\n' "${gc[@]}" | median); fcm=$(printf '%s\n' "${fc[@]}" | median)
 		crm=$(printf '%s\n' "${cr[@]}" | median)
-		printf ' %s x%.2f\n' "$unit" "$rm" >&2
+		printf ' %s x%.2f\n' "$unit" "$rmed" >&2
 		printf '| %s: %s | %.4g %s | %.4g %s | **%.2f** | %.2f–%.2f | %.2f / %.2f | %.2f |\n' \
-			"$fam" "$label" "$gm" "$unit" "$fm" "$unit" "$rm" "$rmin" "$rmax" "$gcm" "$fcm" "$crm"
-		echo "$fam,$id,${label//,/;},$unit,$better,$gm,$fm,$rm,$rmin,$rmax,$gcm,$fcm,$crm" >>"$csv"
+			"$fam" "$label" "$gm" "$unit" "$fm" "$unit" "$rmed" "$rmin" "$rmax" "$gcm" "$fcm" "$crm"
+		echo "$fam,$id,${label//,/;},$unit,$better,$gm,$fm,$rmed,$rmin,$rmax,$gcm,$fcm,$crm" >>"$csv"
 	done < <(BUILD=$build/$fam "$script" list)
 done
 
