@@ -11,7 +11,7 @@ q=${BENCH_REAL_QUICK:-0}
 case $what in
 setup) command -v sysbench >/dev/null || { echo "sysbench not installed" >&2; exit 77; } ;;
 list)
-	for t in 2 8 64; do printf 'mutex1-%s\tmutex, one mutex, %s threads\tlo\t%s\n' $t $t $([ $t = 8 ] && echo 1 || echo 0); done
+	for t in 1 2 8 64; do printf 'mutex1-%s\tmutex, one mutex, %s threads\tlo\t%s\n' $t $t $([ $t = 8 ] && echo 1 || echo 0); done
 	for t in 2 8; do printf 'mutexN-%s\tmutex, 4096 mutexes, %s threads\tlo\t0\n' $t $t; done
 	for t in 2 8 64; do printf 'threads-%s\tthreads (lock + yield), %s threads\tlo\t%s\n' $t $t $([ $t = 8 ] && echo 1 || echo 0); done
 	;;
