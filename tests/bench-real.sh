@@ -43,7 +43,7 @@ run() { # FTHR_LIB cases...
 		BENCH_REAL_BUILD=$tmp/build bash "$top/bench/real/run.sh" "$tmp/res"
 }
 check "a good case: a row with its ratio and CPU seconds" 0 \
-	'^\| fake: mutex lock\+unlock \| [0-9.e+]+ ns/op \| [0-9.e+]+ ns/op \| \*\*[0-9.]+\*\* \| [0-9.]+–[0-9.]+ \| [0-9.]+ / [0-9.]+ \|' \
+	'^\| fake: mutex lock\+unlock \| [0-9.e+]+ ns/op \| [0-9.e+]+ ns/op \| \*\*[0-9.]+\*\* \| [0-9.]+–[0-9.]+ \| [0-9.]+ / [0-9.]+ \| [0-9.]+ \| [0-9.]+ \|$' \
 	run "$lib" "fake:good"
 grep -q '^fake,good,' "$tmp/res/real.csv" || { echo "FAIL: no CSV row"; fail=1; }
 # a library that is not fthr, named like it: the witness sees glibc's calls

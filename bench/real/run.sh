@@ -78,11 +78,11 @@ one() {
 
 echo "# fthr vs glibc: real programs, $(date -u +%Y-%m-%d), $(uname -m), $(nproc) cpus, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), glibc $(ldd --version | head -1 | awk '{ print $NF }')"
 echo
-echo "Medians of $pairs alternating glibc/fthr pairs$([ "$quick" = 1 ] && echo ', quick subset'). 'fthr vs glibc' is the median of the per-pair ratios, > 1 means fthr is better; spread is their min–max; CPU s is user+sys of the whole process tree; 'per CPU s' is the median per-pair ratio of work done per CPU second (every case does a fixed amount of work: glibc's CPU seconds over fthr's)."
+echo "Medians of $pairs alternating glibc/fthr pairs$([ "$quick" = 1 ] && echo ', quick subset'). 'fthr vs glibc' is the median of the per-pair ratios, > 1 means fthr is better; spread is their min–max; CPU s is user+sys of the whole process tree; 'per CPU s' is the median per-pair ratio of work done per CPU second (every case does a fixed amount of work: glibc's CPU seconds over fthr's); 'glibc max/min' is the case's own noise, its glibc runs' largest figure over their smallest."
 echo
-echo "| program: case | glibc | fthr | fthr vs glibc | spread | CPU s glibc / fthr | per CPU s |"
-echo "|---|---|---|---|---|---|---|"
-echo "family,case,label,unit,better,glibc,fthr,ratio_median,ratio_min,ratio_max,cpu_glibc,cpu_fthr,cpu_ratio" >"$csv"
+echo "| program: case | glibc | fthr | fthr vs glibc | spread | CPU s glibc / fthr | per CPU s | glibc max/min |"
+echo "|---|---|---|---|---|---|---|---|"
+echo "family,case,label,unit,better,glibc,fthr,ratio_median,ratio_min,ratio_max,cpu_glibc,cpu_fthr,cpu_ratio,glibc_maxmin" >"$csv"
 
 families=${BENCH_REAL_FAMILIES:-$(cd "$cases" && ls *.sh | sed 's/\.sh$//')}
 for fam in $families; do
@@ -117,16 +117,19 @@ for fam in $families; do
 			printf '.' >&2
 		done
 		if [ $ok = 0 ]; then failed=1; echo " FAILED" >&2
-			echo "| $fam: $label | | | FAILED | | | |"; continue; fi
+			echo "| $fam: $label | | | FAILED | | | | |"; continue; fi
 		gm=$(printf '%s\n' "${gv[@]}" | median); fm=$(printf '%s\n' "${fv[@]}" | median)
 		rmed=$(printf '%s\n' "${ratios[@]}" | median)
 		rmin=$(printf '%s\n' "${ratios[@]}" | sort -g | head -1); rmax=$(printf '%s\n' "${ratios[@]}" | sort -g | tail -1)
 		gcm=$(printf '%s\n' "${gc[@]}" | median); fcm=$(printf '%s\n' "${fc[@]}" | median)
 		crm=$(printf '%s\n' "${cr[@]}" | median)
+		# the case's own noise: glibc's runs alone (a two-valued program,
+		# such as the JVM's monitor spinning, shows here)
+		gnoise=$(printf '%s\n' "${gv[@]}" | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { print (lo > 0) ? hi / lo : 0 }')
 		printf ' %s x%.2f\n' "$unit" "$rmed" >&2
-		printf '| %s: %s | %.4g %s | %.4g %s | **%.2f** | %.2f–%.2f | %.2f / %.2f | %.2f |\n' \
-			"$fam" "$label" "$gm" "$unit" "$fm" "$unit" "$rmed" "$rmin" "$rmax" "$gcm" "$fcm" "$crm"
-		echo "$fam,$id,${label//,/;},$unit,$better,$gm,$fm,$rmed,$rmin,$rmax,$gcm,$fcm,$crm" >>"$csv"
+		printf '| %s: %s | %.4g %s | %.4g %s | **%.2f** | %.2f–%.2f | %.2f / %.2f | %.2f | %.2f |\n' \
+			"$fam" "$label" "$gm" "$unit" "$fm" "$unit" "$rmed" "$rmin" "$rmax" "$gcm" "$fcm" "$crm" "$gnoise"
+		echo "$fam,$id,${label//,/;},$unit,$better,$gm,$fm,$rmed,$rmin,$rmax,$gcm,$fcm,$crm,$gnoise" >>"$csv"
 	done < <(BUILD=$build/$fam "$script" list)
 done
 
