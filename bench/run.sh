@@ -29,7 +29,7 @@ failed=0
 LD_TRACE_LOADED_OBJECTS=1 LD_PRELOAD=$lib "$bin" | grep -q libfthr ||
 	{ echo "the preload of $lib does not take" >&2; exit 1; }
 
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+. "$here/median.sh"
 
 # one run: prints "value unit cpu extra" or fails
 one() { # preload-or-empty args...

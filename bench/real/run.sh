@@ -38,13 +38,13 @@ cc -O2 -shared -fPIC -o "$build/mapped.so" "$here/mapped.c" -ldl ||
 	{ echo "cannot build the witness" >&2; exit 1; }
 witness=$build/mapped.so
 
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+. "$here/../median.sh"
 # the last line of bash's `times` (the waited children): "1m2.5s 0m0.1s" -> 62.6
 cpu_of() { tail -1 | awk '{ s = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); sub("s", "", a[2]); s += a[1] * 60 + a[2] } print s }'; }
 
 # one FAMILY ID fthr|glibc: prints "value unit cpu" or fails
 one() {
-	local fam=$1 id=$2 how=$3 maps line cpu rc=0
+	local fam=$1 id=$2 how=$3 maps line cpu pre rc=0
 	maps=$(mktemp)
 	if [ "$how" = fthr ]; then pre="$lib $witness"; else pre=$witness; fi
 	line=$(

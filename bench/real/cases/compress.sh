@@ -46,7 +46,8 @@ run)
 		echo $(( _b - _a ))
 	}
 	ns=$(run "$in" "$tmp/c" $c)
-	case $id in *-d) ns=$(run "$tmp/c" "$tmp/d" $d) ;; *) LD_PRELOAD=${FTHR_PRELOAD:-} $d <"$tmp/c" >"$tmp/d" ;; esac
+	case $id in *-d) ns=$(run "$tmp/c" "$tmp/d" $d) ;; *) LD_PRELOAD=${FTHR_PRELOAD:-} timeout 120 $d <"$tmp/c" >"$tmp/d" ||
+		{ echo "$d failed" >&2; exit 1; } ;; esac
 	cmp -s "$in" "$tmp/d" || { echo "$id: the round trip changed the bytes" >&2; exit 1; }
 	sum=$(sha256sum <"$tmp/c" | cut -c1-64)
 	ref=$BUILD/$id.$(basename "$in").sha256
