@@ -45,7 +45,8 @@
  * 2019, with per-thread slots): read-mostly locks keep readers off the
  * shared line.
  *   bias     OFF (readers use state), ON (readers may use their slots),
- *            DIRTY (revoked; slots may still hold the lock).
+ *            DIRTY (revoked; slots may still hold the lock), in bits 0-1;
+ *            above them an epoch, + 1 at every OFF -> ON: (e, mode).
  *   rev      futex word: revokers at work (low 16 bits), + REV_SEEN per
  *            biased release that saw one.
  *   rblock   a thread's 4 reader slots, a 64-byte block of a static pool
@@ -64,11 +65,14 @@
  *            taken WRITER with bias not OFF, it gives WRITER back and
  *            revokes holding nothing (reads through state go on meanwhile:
  *            a reader-preferring kind's promise, a recursive read):
- *            CAS bias ON -> DIRTY; rev += 1; for every slot of every
- *            block: while slot == l { v = rev; spin a while for slot != l;
- *            slot == l -> futex_wait(rev, v) }; rev -= 1; CAS bias DIRTY ->
- *            OFF; then it starts again.
- *            Several writers may revoke at once. A timed-out or trying
+ *            rev += 1; CAS bias (e, ON) -> (e, DIRTY); for every slot of
+ *            every block: while slot == l { v = rev; spin a while for
+ *            slot != l; slot == l -> futex_wait(rev, v) }; rev -= 1; CAS
+ *            bias (e, DIRTY) -> (e, OFF); then it starts again.
+ *            Several writers may revoke at once: the epoch keeps one whose
+ *            scan passed a slot before a re-bias from turning off the
+ *            bias a later writer made DIRTY (2 writers, 4 readers: a
+ *            reader and a writer in at once). A timed-out or trying
  *            writer leaves bias DIRTY for the next. WRITER is kept only
  *            when bias reads OFF after taking it: the bias turns ON only
  *            under a read lock through state, which WRITER excludes.
@@ -79,8 +83,8 @@
  *            other readers, bias OFF, no
  *            revoker at work, no writer waiting, after STREAK_ON such reads
  *            of the lock by this thread with no write lock in between (the
- *            lock's 'writes' count unchanged): bias = ON (write-heavy locks
- *            stay unbiased).
+ *            lock's 'writes' count unchanged): CAS bias (e, OFF) ->
+ *            (e + 1, ON) (write-heavy locks stay unbiased).
  */
 #include "config.h"
 #include <errno.h>
@@ -102,7 +106,7 @@ struct rwlock {
 	int writer;	/* offset 24, glibc's __cur_writer */
 	int shared;	/* offset 28, glibc's __shared */
 	struct waiter *queue;
-	volatile int bias;	/* BIAS_OFF, BIAS_ON, BIAS_DIRTY */
+	volatile int bias;	/* BIAS_OFF/ON/DIRTY, + an epoch, see above */
 	volatile int rev;	/* revocation futex word, see the head comment */
 	unsigned flags;	/* offset 48, glibc's __flags */
 	int writes;	/* write locks taken, mod 2^32 (re-bias, below) */
@@ -145,6 +149,10 @@ static inline bool prefers_writers(const struct rwlock *l)
 #define BIAS_OFF 0
 #define BIAS_ON 1
 #define BIAS_DIRTY 2
+#define BIAS_MODE 3
+#define BIAS_EPOCH 4	/* added by every OFF -> ON */
+#define bias_mode(b) ((b) & BIAS_MODE)
+#define bias_with(b, mode) (((b) & ~BIAS_MODE) | (mode))
 #ifndef STREAK_ON
 #define STREAK_ON 8
 #endif
@@ -272,13 +280,13 @@ static inline int try_read_biased(struct rwlock *l)
 				self->rdlocks++;
 				return 0;
 			}
-	if (a_load_acquire(&l->bias) != BIAS_ON)
+	if (bias_mode(a_load_acquire(&l->bias)) != BIAS_ON)
 		return EBUSY;
 	for (int i = 0; i < RSLOTS; i++) {
 		if (b->slot[i])
 			continue;
 		(void)__atomic_exchange_n(&b->slot[i], l, __ATOMIC_SEQ_CST);
-		if (likely(__atomic_load_n(&l->bias, __ATOMIC_SEQ_CST) == BIAS_ON)) {
+		if (likely(bias_mode(__atomic_load_n(&l->bias, __ATOMIC_SEQ_CST)) == BIAS_ON)) {
 			self->rdlocks++;
 			self->rbheld++;
 			return 0;
@@ -318,7 +326,7 @@ static inline bool unlock_biased(struct rwlock *l)
 static inline void maybe_bias(struct rwlock *l)
 {
 	struct fthr_self *self = &fthr_self_rec;
-	int w = a_load_relaxed(&l->writes);
+	int w = a_load_relaxed(&l->writes), b;
 
 	/* only a lock read by several threads at once gains: the bias moves
 	 * their reads off the shared line (a lock one thread reads alone
@@ -332,22 +340,26 @@ static inline void maybe_bias(struct rwlock *l)
 		return;
 	}
 	if (++self->rb_streak < STREAK_ON || l->shared ||
-	    a_load_relaxed(&l->bias) != BIAS_OFF ||
+	    bias_mode(b = a_load_relaxed(&l->bias)) != BIAS_OFF ||
 	    (a_load_relaxed(&l->rev) & REV_REVOKERS))
 		return;
 	if (!self->rblock && (self->rblock_tried || !rblock_claim()))
 		return;
+	/* a new epoch: a revoker whose scan began before it cannot turn
+	 * this bias off (revoke) */
 	if (!(a_load_relaxed(&l->state) & WR_WAIT))
-		__atomic_store_n(&l->bias, BIAS_ON, __ATOMIC_RELEASE);
+		__atomic_compare_exchange_n(&l->bias, &b,
+					    bias_with((int)((unsigned)b + BIAS_EPOCH), BIAS_ON),
+					    false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
 }
 
 /* A writer arrives: stop new biased readers. */
 static inline void bias_stop(struct rwlock *l)
 {
-	int on = BIAS_ON;
+	int b = a_load_relaxed(&l->bias);
 
-	if (unlikely(a_load_relaxed(&l->bias) == BIAS_ON))
-		__atomic_compare_exchange_n(&l->bias, &on, BIAS_DIRTY, false,
+	if (unlikely(bias_mode(b) == BIAS_ON))
+		__atomic_compare_exchange_n(&l->bias, &b, bias_with(b, BIAS_DIRTY), false,
 					    __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
 }
 
@@ -361,11 +373,18 @@ static FTHR_NOINLINE int revoke(struct rwlock *l, bool wait, clockid_t clk,
 				const struct timespec *abstime)
 {
 	struct fthr_rblock *mine = fthr_self_rec.rblock;
-	int r = 0, n, on = BIAS_ON, dirty = BIAS_DIRTY;
+	int r = 0, n, b;
 
-	__atomic_compare_exchange_n(&l->bias, &on, BIAS_DIRTY, false,
-				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	/* Counted first (no reader turns the bias on while revokers work),
+	 * then the epoch this scan covers, made DIRTY: every reader that saw
+	 * it ON published its slot before, so the scan sees the slot. */
 	__atomic_fetch_add(&l->rev, 1, __ATOMIC_SEQ_CST);
+	b = __atomic_load_n(&l->bias, __ATOMIC_SEQ_CST);
+	while (bias_mode(b) == BIAS_ON &&
+	       !__atomic_compare_exchange_n(&l->bias, &b, bias_with(b, BIAS_DIRTY), false,
+					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		;
+	b = bias_with(b, BIAS_DIRTY);
 	n = __atomic_load_n(&nblocks, __ATOMIC_SEQ_CST);
 	for (int i = 0; i < n && !r; i++)
 		for (int j = 0; j < RSLOTS && !r; j++) {
@@ -393,10 +412,11 @@ static FTHR_NOINLINE int revoke(struct rwlock *l, bool wait, clockid_t clk,
 	__atomic_fetch_sub(&l->rev, 1, __ATOMIC_RELAXED);
 	/* (A slot may hold l again already: a reader that published it after
 	 * the scan sees the bias is not ON and takes it back.) Only DIRTY ->
-	 * OFF: another revoker may have finished, and a reader turned the
-	 * bias on again, with readers in their slots. */
+	 * OFF of the epoch scanned: another revoker may have finished, a
+	 * reader turned the bias on again (a new epoch), with readers in
+	 * slots this scan had passed, and a writer made that epoch DIRTY. */
 	if (!r)
-		__atomic_compare_exchange_n(&l->bias, &dirty, BIAS_OFF, false,
+		__atomic_compare_exchange_n(&l->bias, &b, bias_with(b, BIAS_OFF), false,
 					    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
 	return r;
 }
@@ -601,7 +621,7 @@ static inline int rdlock(pthread_rwlock_t *rw, clockid_t clk,
 	int s = a_load_relaxed(&l->state);
 
 	if (likely(!(s & (WRITER | WR_WAIT | READERS)) &&
-		   a_load_relaxed(&l->bias) != BIAS_ON && !fthr_self_rec.rbheld) &&
+		   bias_mode(a_load_relaxed(&l->bias)) != BIAS_ON && !fthr_self_rec.rbheld) &&
 	    likely(__atomic_compare_exchange_n(&l->state, &s, s + 1, false,
 					       __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))) {
 		fthr_self_rec.rdlocks++;
@@ -650,7 +670,7 @@ static inline int write_acquired(struct rwlock *l, bool wait, clockid_t clk,
 	int r;
 
 	a_store_relaxed(&l->writes, a_load_relaxed(&l->writes) + 1);
-	if (likely(a_load_relaxed(&l->bias) == BIAS_OFF))
+	if (likely(bias_mode(a_load_relaxed(&l->bias)) == BIAS_OFF))
 		return 0;
 	write_release(l);
 	r = revoke(l, wait, clk, abstime);
@@ -877,7 +897,7 @@ FTHR_HIDDEN FTHR_INLINED int fthr_rwlock_destroy(pthread_rwlock_t *rw)
 	struct rwlock *l = R(rw);
 
 	/* a slot can hold l only while the bias is not off */
-	if (a_load_relaxed(&l->bias) != BIAS_OFF)
+	if (bias_mode(a_load_relaxed(&l->bias)) != BIAS_OFF)
 		forget_slots(l);
 	return 0;
 }

@@ -1285,9 +1285,10 @@ static bool under_fthr(void)
 	return strstr(harness_object_of((void *)pthread_rwlock_rdlock), "libfthr") != NULL;
 }
 
+/* the bias word's mode (bits 0-1: 0 off, 1 on, 2 revoked; an epoch above) */
 static int bias_word(pthread_rwlock_t *rw)
 {
-	return LOAD((int *)((char *)rw + 40));
+	return LOAD((int *)((char *)rw + 40)) & 3;
 }
 
 /* A read lock held by another thread while warm_reads runs. */

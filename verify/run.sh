@@ -60,6 +60,7 @@ rwlock-private-ltl|rwlock.pml|-DPRIVATE -DFOREVER -DLTL_WRITER -DNOSPIN|liveness
 rwlock-bias|rwlock_bias.pml|-DTIMEOUTS=1|quick||ok|
 rwlock-bias-readerpref|rwlock_bias.pml|-DPREFER_READER -DTIMEOUTS=1|quick||ok|
 rwlock-bias-2writers|rwlock_bias.pml|-DNR=1 -DNW=2 -DRECURSIVE_TRY -DNSLOT=2 -DTIMEOUTS=1|quick||ok|
+rwlock-bias-2writers-3rounds|rwlock_bias.pml|-DNR=1 -DNW=2 -DITERS=3|safety||ok|
 rwlock-bias-fix-nested|rwlock_bias.pml|-DRECURSIVE_READ -DFIX_NESTED -DNSLOT=2 -DNR=1 -DNW=2 -DTIMEOUTS=1|quick||ok|
 rwlock-bias-handoff-nobias|rwlock_bias.pml|-DHANDOFF -DPREFER_READER -DNOBIAS|quick||ok|
 rwlock-bias-handoff|rwlock_bias.pml|-DHANDOFF -DPREFER_READER|quick||ok|
@@ -81,6 +82,7 @@ realbug/barrier-over-count|realbug/barrier_old.pml|-DNTHR=4 -DCOUNT=2 -DITERS=1|
 realbug/barrier-over-count-lost|realbug/barrier_old.pml|-DNTHR=4 -DCOUNT=2 -DITERS=1 -DNO_ROUND_CHECK|quick||err|invalid end state
 realbug/rwlock-bias-recursive|rwlock_bias.pml|-DREVOKE_HOLDING_WRITER -DRECURSIVE_READ -DNSLOT=2 -DNR=1|quick||err|invalid end state
 realbug/rwlock-bias-handoff|rwlock_bias.pml|-DREVOKE_HOLDING_WRITER -DHANDOFF -DPREFER_READER|quick||err|invalid end state
+realbug/rwlock-bias-epoch|rwlock_bias.pml|-DNO_EPOCH -DNR=1 -DNW=2 -DITERS=3|quick||err|assertion violated
 check/rwlock-readerpref-ltl|rwlock.pml|-DPREFER_READER -DFOREVER -DLTL_WRITER -DSEQMOD=3 -DNOSPIN|liveness||err|acceptance cycle
 seeded/mutex_unlock_nowake|seeded/mutex_unlock_nowake.pml||quick||err|invalid end state
 seeded/cond_signal_noseq|seeded/cond_signal_noseq.pml|-DONLY_SIGNAL|quick||err|invalid end state

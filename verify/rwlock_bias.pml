@@ -7,7 +7,9 @@
  * load it does not make SEQ_CST, biased_release's relaxed load of rev,
  * is discussed in README.md, and seeded/rwlock_bias_rev_first.pml shows
  * what its reordering would do):
- *   bias      OFF / ON / DIRTY.
+ *   bias      OFF / ON / DIRTY, and bepoch, the C word's epoch above the
+ *             mode bits (+1 at every OFF -> ON, mod EPOCHMOD); one
+ *             atomic step updates both, as the C code's CAS on one word.
  *   slots     NSLOT per reader thread (slot[p * NSLOT + j]; one lock is
  *             modeled, so a slot is NULL (0) or l (1)). Every reader has
  *             its block (rblock_claim succeeded; a thread without one
@@ -28,8 +30,10 @@
  *   maybe_bias   after a read lock through state on rdlock's fast path
  *             and in tryrdlock (not after rdlock_slow): bias == OFF and no
  *             revoker at work (rev & REVS), then (streak: nondeterministic,
- *             either counting up or reached) state has no WR_WAIT -> bias =
- *             ON. The reader holds its read lock through state all along.
+ *             either counting up or reached) state has no WR_WAIT ->
+ *             CAS(bias, (e, OFF) -> (e + 1, ON)), e the epoch the first
+ *             look saw. The reader holds its read lock through state all
+ *             along.
  *             Every kind (the writer does not hold WRITER while it waits
  *             for biased readers, below).
  *   bias_stop wrlock's entry: bias == ON -> CAS(ON -> DIRTY).
@@ -37,11 +41,16 @@
  *             write_release (WRITER given back), then revoke holding
  *             nothing; success -> the writer tries again from the start
  *             (AGAIN), failure -> its error (bias left DIRTY).
- *   revoke    CAS(bias, ON -> DIRTY); rev += 1; for every slot: while
- *             slot == l { v = rev; !wait -> EBUSY; slot == l ->
+ *   revoke    rev += 1; CAS(bias, (e, ON) -> (e, DIRTY)), e the epoch
+ *             now (one step: the C code's load-CAS loop); for every slot:
+ *             while slot == l { v = rev; !wait -> EBUSY; slot == l ->
  *             futex_wait(rev, v) (timed: may time out) }; rev -= 1;
- *             success -> CAS(bias, DIRTY -> OFF). Several writers may
- *             revoke at once.
+ *             success -> CAS(bias, (e, DIRTY) -> (e, OFF)). Several
+ *             writers may revoke at once.
+ *   -DNO_EPOCH: the protocol before 2026-12-01 (no epoch: OFF -> ON
+ *             with a store, the revoker's CAS(ON -> DIRTY) before rev += 1,
+ *             its final CAS(DIRTY -> OFF) of whatever epoch), kept to show
+ *             real bug 4 below.
  *   trywrlock try_write; write_acquired without waiting; AGAIN -> once
  *             more (EBUSY: WRITER given back).
  *   -DREVOKE_HOLDING_WRITER: the protocol before 2026-11-30 (the writer
@@ -78,6 +87,13 @@
  *             deadlock-free when readers wait only for a writer that holds
  *             the lock, the reader-preferring kinds' promise): deadlock.
  *             -DNOBIAS (the bias never goes on) is the control: no error.
+ * Real bug 4 (README; fixed by the epoch), shown with -DNO_EPOCH -DNR=1
+ *   -DNW=2 -DITERS=3 (qemu-aarch64 hit it once in ~900 runs of
+ *   t_rwlock's contention test: a writer and a reader in at once): writer
+ *   A's scan passes the reader's slot; another revoker ends and turns the
+ *   bias OFF; the reader (through state) turns it ON, then reads through
+ *   its slot; writer B makes it DIRTY; A ends its scan and turns it OFF;
+ *   A takes WRITER with the bias OFF while the reader is inside.
  *   -DFIX_NESTED   a candidate fix for the first (not the C code): a read
  *             of a lock the caller already holds through a slot nests on
  *             that hold (a count in the thread's record; no new slot, no
@@ -137,7 +153,11 @@
 #define REV_SEEN 4
 #endif
 
-byte bias = OFF;		/* struct rwlock bias */
+byte bias = OFF;		/* struct rwlock bias: its mode bits */
+#ifndef EPOCHMOD
+#define EPOCHMOD 8		/* bound of the modeled epoch (wraps) */
+#endif
+byte bepoch;			/* struct rwlock bias: its epoch */
 bit slot[NR * NSLOT];		/* the readers' slots: 1 = holds l */
 #define SL(j) (_pid * NSLOT + (j))
 
@@ -242,16 +262,30 @@ inline maybe_bias()
 #ifdef REVOKE_HOLDING_WRITER
 	:: bias == OFF ->			/* a_load_relaxed(&bias) == OFF */
 #else
-	:: bias == OFF && (mem[REV] & REVS) == 0 ->	/* and no revoker */
+	:: atomic { bias == OFF && (mem[REV] & REVS) == 0 ->	/* and no revoker */
+		be = bepoch }
 #endif
 		if
 		:: true -> skip			/* streak < STREAK_ON: streak++ */
 		:: true ->
 			if
+#if defined(REVOKE_HOLDING_WRITER) || defined(NO_EPOCH)
 			:: st_wrwait == 0 -> bias = ON	/* !(state & WR_WAIT) */
+#else
+			:: st_wrwait == 0 ->	/* !(state & WR_WAIT) */
+				atomic {	/* CAS((be, OFF) -> (be + 1, ON)) */
+					if
+					:: bias == OFF && bepoch == be ->
+						bias = ON;
+						bepoch = (bepoch + 1) % EPOCHMOD
+					:: else -> skip
+					fi
+				}
+#endif
 			:: else -> skip
 			fi
-		fi
+		fi;
+		be = 0
 	:: else -> skip
 	fi
 #endif
@@ -342,7 +376,7 @@ inline revoke(wait, timed, r)
 #ifdef REVOKE_HOLDING_WRITER
 	bias = DIRTY;				/* store SEQ_CST */
 	mem[REV] = mem[REV] | 1;		/* fetch_or(&rev, 1) */
-#else
+#elif defined(NO_EPOCH)
 	atomic {				/* CAS(&bias, ON, DIRTY) */
 		if
 		:: bias == ON -> bias = DIRTY
@@ -350,6 +384,15 @@ inline revoke(wait, timed, r)
 		fi
 	};
 	mem[REV] = mem[REV] + 1;		/* fetch_add(&rev, 1) */
+#else
+	mem[REV] = mem[REV] + 1;		/* fetch_add(&rev, 1) */
+	atomic {				/* load, CAS((e, ON) -> (e, DIRTY)) */
+		if
+		:: bias == ON -> bias = DIRTY
+		:: else -> skip
+		fi;
+		rb = bepoch
+	};
 #endif
 	k = 0;
 	do
@@ -392,14 +435,19 @@ inline revoke(wait, timed, r)
 	mem[REV] = mem[REV] - 1;		/* fetch_sub(&rev, 1) */
 	if
 	:: r == 0 ->
-		atomic {			/* CAS(&bias, DIRTY, OFF) */
+		atomic {			/* CAS(&bias, (rb, DIRTY), (rb, OFF)) */
 			if
+#ifdef NO_EPOCH
 			:: bias == DIRTY -> bias = OFF
+#else
+			:: bias == DIRTY && bepoch == rb -> bias = OFF
+#endif
 			:: else -> skip
 			fi
 		}
 	:: else -> skip
-	fi
+	fi;
+	rb = 0
 #endif
 }
 
@@ -515,7 +563,7 @@ inline finish()
 
 active [NR] proctype reader()
 {
-	byte r, r2, i, j, k, rdlocks, rbheld;
+	byte r, r2, i, j, k, rdlocks, rbheld, be;
 #ifdef FIX_NESTED
 	byte nest;			/* candidate fix: nested holds on a slot */
 #endif
@@ -566,7 +614,7 @@ active [NR] proctype reader()
 
 active [NW] proctype writer()
 {
-	byte r, i, k, v, fr, rdlocks, rbheld, tw;
+	byte r, i, k, v, fr, rdlocks, rbheld, tw, rb;
 	bit reg;
 
 	do
