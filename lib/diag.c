@@ -352,7 +352,8 @@ static struct dthread *me(void)
 	if (!t) {
 		t = calloc(1, sizeof(*t));
 		fthr_self_rec.diag = t;
-		fthr_exit_hook_arm(); /* frees it (fthr_diag_thread_exit) */
+		/* frees it (fthr_diag_thread_exit) */
+		fthr_exit_arm(FTHR_EXIT_DIAG, fthr_diag_thread_exit);
 	}
 	return t;
 }

@@ -32,7 +32,7 @@ FTHR_HIDDEN extern signed char fthr_diag_on;
 /* The modes, from the environment the process started with (cached). */
 FTHR_HIDDEN int fthr_diag_mode(void);
 
-/* The thread-exit hook (thr_key.c) tells the checker a thread ends. */
+/* Step FTHR_EXIT_DIAG (self.h): the checker learns a thread ends. */
 FTHR_HIDDEN void fthr_diag_thread_exit(void);
 
 /* A misuse found by the code of an object the checker does not watch

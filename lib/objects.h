@@ -34,8 +34,4 @@ static inline int fthr_thrd_result(int e)
 	}
 }
 
-/* The thread-exit hook (thr_key.c) and what it runs for rwlocks. */
-FTHR_HIDDEN bool fthr_exit_hook_arm(void);
-FTHR_HIDDEN void fthr_rwlock_thread_exit(void);
-
 #endif

@@ -38,7 +38,7 @@ struct fthr_robust_head {
 struct fthr_self {
 	int tid;		/* kernel thread id; 0 = not filled yet */
 	void *robust;		/* this thread's kernel robust list head, or NULL */
-	bool tsd_hooked;	/* thread-exit hook armed (thr_key.c) */
+	unsigned char exit_steps; /* thread-exit steps armed, bit per step (self.c) */
 	int tsd_epoch;		/* key_epoch its tsd slots were checked at */
 	unsigned rdlocks;	/* read locks held, any rwlock (thr_rwlock.c) */
 	int rbheld;		/* of which biased, in rblock (thr_rwlock.c) */
@@ -73,6 +73,24 @@ extern __thread struct fthr_self fthr_self_rec
 extern int fthr_fork_gen FTHR_HIDDEN;
 
 FTHR_HIDDEN int fthr_self_fill(void);
+
+/* Thread-exit work (self.c). An object kind that keeps state per thread
+ * arms its step in each thread that gets some; when that thread exits
+ * (however it was created, the main thread's pthread_exit too), the host
+ * library runs one key destructor of fthr's, which runs the thread's armed
+ * steps in this order, then forgets them (a later arm, from a destructor
+ * of the host's, arms the hook again). */
+enum fthr_exit_step {
+	FTHR_EXIT_TSD,		/* thr_key.c: key destructors, the thread's key block */
+	FTHR_EXIT_RWLOCK,	/* thr_rwlock.c: reader slots back to the pool */
+	FTHR_EXIT_DIAG,		/* diag.c: locks still held reported, its record freed */
+	FTHR_EXIT_STEPS
+};
+#define FTHR_EXIT_BIT(step) (1u << (step))
+
+/* Arm 'step' (always with the same fn) for the calling thread; false when
+ * the host library cannot give fthr its key. */
+FTHR_HIDDEN bool fthr_exit_arm(enum fthr_exit_step step, void (*fn)(void));
 
 /* The calling thread's kernel tid. */
 static inline int fthr_tid(void)

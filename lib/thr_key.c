@@ -10,20 +10,14 @@
  * path is a bounds check, an epoch compare and a TLS load, and
  * setspecific's a bounds check, the key's seq and two TLS stores.
  *
- * Thread exit: the first setspecific in a thread sets one key of the host
- * library's (host.h) whose destructor is fthr_tsd_exit; the host runs it
- * when the thread exits, however the thread was created and also for the
- * main thread calling pthread_exit. It runs fthr's destructors in up to
- * PTHREAD_DESTRUCTOR_ITERATIONS rounds, then frees the thread's block and
- * gives back its rwlock reader slots (thr_rwlock.c). Other objects arm the
- * same hook with fthr_exit_hook_arm.
+ * Thread exit: the first setspecific in a thread arms the thread-exit step
+ * FTHR_EXIT_TSD (self.h), tsd_exit: it runs fthr's destructors in up to
+ * PTHREAD_DESTRUCTOR_ITERATIONS rounds, then frees the thread's block.
  */
 #include "config.h"
 #include <errno.h>
 #include <limits.h>
 #include <sys/mman.h>
-#include "diag.h"
-#include "host.h"
 #include "objects.h"
 #include "self.h"
 
@@ -35,11 +29,8 @@ static void (*key_dtor[PTHREAD_KEYS_MAX])(void *);
 /* Advanced by every delete; a thread's values count without a look at the
  * seqs while its tsd_epoch equals it. */
 static volatile int key_epoch;
-static pthread_key_t exit_hook_key;
-static pthread_once_t exit_hook_once = PTHREAD_ONCE_INIT;
-static bool exit_hook_ok;
 
-static void fthr_tsd_exit(void *unused);
+static void tsd_exit(void);
 
 static inline bool in_use(unsigned seq)
 {
@@ -101,12 +92,6 @@ FTHR_HIDDEN void *fthr_getspecific(pthread_key_t k)
 	return getspecific_slow(k);
 }
 
-static void exit_hook_init(void)
-{
-	exit_hook_ok = fthr_host_resolve() &&
-		       fthr_host.key_create(&exit_hook_key, fthr_tsd_exit) == 0;
-}
-
 static FTHR_NOINLINE int tsd_prepare(pthread_key_t k)
 {
 	struct fthr_self *self = &fthr_self_rec;
@@ -123,22 +108,8 @@ static FTHR_NOINLINE int tsd_prepare(pthread_key_t k)
 			return ENOMEM;
 		self->tsd_more = p;
 	}
-	return fthr_exit_hook_arm() ? 0 : ENOMEM; /* POSIX lists ENOMEM, EINVAL */
-}
-
-/* Arm the calling thread's exit hook (fthr_tsd_exit) once; false when the
- * host library cannot give us a key. */
-FTHR_HIDDEN bool fthr_exit_hook_arm(void)
-{
-	struct fthr_self *self = &fthr_self_rec;
-
-	if (self->tsd_hooked)
-		return true;
-	fthr_once(&exit_hook_once, exit_hook_init);
-	if (!exit_hook_ok || fthr_host.setspecific(exit_hook_key, self) != 0)
-		return false;
-	self->tsd_hooked = true;
-	return true;
+	/* POSIX lists ENOMEM, EINVAL */
+	return fthr_exit_arm(FTHR_EXIT_TSD, tsd_exit) ? 0 : ENOMEM;
 }
 
 static FTHR_NOINLINE int setspecific_slow(pthread_key_t k, const void *value)
@@ -161,7 +132,8 @@ FTHR_HIDDEN int fthr_setspecific(pthread_key_t k, const void *value)
 {
 	unsigned seq;
 
-	if (likely(k < FTHR_TSD_INLINE) && likely(fthr_self_rec.tsd_hooked) &&
+	if (likely(k < FTHR_TSD_INLINE) &&
+	    likely(fthr_self_rec.exit_steps & FTHR_EXIT_BIT(FTHR_EXIT_TSD)) &&
 	    likely(in_use(seq = key_seq[k]))) {
 		fthr_self_rec.tsd_seq[k] = seq;
 		fthr_self_rec.tsd_data[k] = (void *)value;
@@ -206,16 +178,13 @@ FTHR_HIDDEN int fthr_key_delete(pthread_key_t k)
 	return 0;
 }
 
-/* The host calls this once at thread exit (the hook key's destructor).
- * Not instrumented by sanitizers: a sanitizer runtime's own key destructor
- * (they create keys with pthread_key_create, which is ours) tears the
- * thread's sanitizer state down in the last round, and this frame runs on. */
-FTHR_NO_SANITIZE static void fthr_tsd_exit(void *unused)
+/* The thread exits (step FTHR_EXIT_TSD, self.h). Not instrumented by
+ * sanitizers, as the hook that calls it (self.c). */
+FTHR_NO_SANITIZE static void tsd_exit(void)
 {
 	struct fthr_self *self = &fthr_self_rec;
 	int round;
 
-	(void)unused;
 	for (round = 0; round < PTHREAD_DESTRUCTOR_ITERATIONS; round++) {
 		pthread_key_t k, n = self->tsd_more ? PTHREAD_KEYS_MAX : FTHR_TSD_INLINE;
 		bool ran = false;
@@ -241,10 +210,6 @@ FTHR_NO_SANITIZE static void fthr_tsd_exit(void *unused)
 	self->tsd_more = NULL;
 	for (int i = 0; i < FTHR_TSD_INLINE; i++)
 		self->tsd_data[i] = NULL;
-	self->tsd_hooked = false;
-	fthr_rwlock_thread_exit();
-	if (fthr_diag_mode())
-		fthr_diag_thread_exit();
 }
 
 FTHR_EXPORT(pthread_key_create, fthr_key_create);

@@ -92,7 +92,6 @@
 #include <sched.h>
 #include "diag.h"
 #include "lll.h"
-#include "objects.h"
 #include "self.h"
 #include "tsan.h"
 
@@ -168,15 +167,18 @@ struct fthr_rblock {
 static struct fthr_rblock rblocks[RBLOCKS];
 static volatile int nblocks;
 
+static void rblock_thread_exit(void);
+
 /* Claim a block for the calling thread (once; false when none is left or
- * the exit hook cannot be armed: the thread then reads through state). */
+ * the thread-exit step cannot be armed: the thread then reads through
+ * state). */
 static FTHR_NOINLINE bool rblock_claim(void)
 {
 	struct fthr_self *self = &fthr_self_rec;
 	int tid = fthr_tid(), i, n;
 
 	self->rblock_tried = true;
-	if (!fthr_exit_hook_arm())
+	if (!fthr_exit_arm(FTHR_EXIT_RWLOCK, rblock_thread_exit))
 		return false;
 	for (i = 0; i < RBLOCKS; i++) {
 		int zero = 0;
@@ -208,11 +210,11 @@ FTHR_NO_SANITIZE static bool rblock_empty(const struct fthr_rblock *b)
 	return true;
 }
 
-/* The thread exits (thr_key.c's hook): an empty block goes back to the
- * pool. One that still holds read locks stays claimed (RBLOCK_DEAD), so the
+/* The thread exits (step FTHR_EXIT_RWLOCK, self.h): an empty block goes
+ * back to the pool. One that still holds read locks stays claimed (RBLOCK_DEAD), so the
  * locks stay read-held, as they would with any other implementation, until
  * pthread_rwlock_destroy forgets them. */
-FTHR_NO_SANITIZE void fthr_rwlock_thread_exit(void)
+FTHR_NO_SANITIZE static void rblock_thread_exit(void)
 {
 	struct fthr_self *self = &fthr_self_rec;
 	struct fthr_rblock *b = self->rblock;
