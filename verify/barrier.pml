@@ -54,9 +54,35 @@
  * REAL BUG 2 (see README.md), now fixed in the C code: the old protocol
  * read round and added to arrived apart, and its serial thread reset
  * arrived with a plain store; with more threads than count a thread left a
- * round alone, or an arrival was lost. realbug/barrier_old.pml keeps that
- * old protocol and still reproduces it; -DNTHR=4 -DCOUNT=2 -DITERS=1 here
- * must pass.
+ * round alone, or an arrival was lost. -DNTHR=4 -DCOUNT=2 -DITERS=1 must
+ * pass.
+ *   -DTWO_WORDS  the protocol before the fix, kept to reproduce the bug
+ *             (runs realbug/barrier-over-count*, -DNTHR=4 -DCOUNT=2
+ *             -DITERS=1): round and arrived in two words,
+ *                 r = round; a = add_fetch(&arrived, 1);
+ *                 a == count: arrived = 0 (a plain store); round = r + 1;
+ *                             futex_wake(round, all)
+ *                 else: spin, then while (round == r) futex_wait(round, r)
+ *             its wait asserts only round * COUNT >= k and serials <= round:
+ *             a thread that read round just before its round completed
+ *             leaves at once (assertion violated). -DNO_ROUND_CHECK drops
+ *             those two: an arrival between the serial thread's add_fetch
+ *             and its store of 0 is wiped out, and a later round never
+ *             fills (invalid end state).
+ *
+ * Seeded bugs (runs seeded/barrier_*, which must fail):
+ *   -DSEED_WAKE_FIRST  the serial thread wakes the sleepers before its add
+ *             moves the round: a woken sleeper that reads round before the
+ *             add goes back to sleep on the old round, and nobody wakes it
+ *             again (invalid end state; with -DSTRAND, pan -E: the
+ *             quiescence assertion).
+ *   -DSEED_NOSUB  the release adds 1 << 32 but does not subtract count: the
+ *             next round's arrivals compute a later round than the one they
+ *             are in (the arrival assertion).
+ *   -DSEED_LAST_NOWAIT  the serial thread does not wait for its own round:
+ *             with more threads than count (-DNTHR=4 -DCOUNT=2 -DITERS=1) a
+ *             later round's last releases the earlier round (assert round
+ *             == mine fails).
  */
 #ifndef NTHR
 #define NTHR 3
@@ -99,6 +125,37 @@ inline drain_leave()
 	lv = 0
 }
 
+#ifdef TWO_WORDS
+/* old thr_barrier.c fthr_barrier_wait (the two-word protocol) */
+inline barrier_wait()
+{
+	atomic { TOUCH; mem[INSIDE]++ };	/* fthr_drain_enter(&b->inside) */
+	atomic { TOUCH; r = mem[ROUND] };	/* r = a_load_acquire(&b->round) */
+	atomic {				/* a = add_fetch(&b->arrived, 1) */
+		TOUCH; arrived++; a = arrived;
+		narrivals++; k = narrivals
+	};
+	if
+	:: a == COUNT ->			/* the serial thread */
+		atomic { TOUCH; arrived = 0 };
+		atomic { TOUCH; mem[ROUND] = r + 1 };
+		futex_wake(ROUND, ALL);
+		serials++
+	:: else ->
+		/* FTHR_SPIN_UNTIL(round != r), then while (round == r) futex_wait */
+		do
+		:: atomic { mem[ROUND] != r -> TOUCH }; break
+		:: atomic { mem[ROUND] == r -> TOUCH }; futex_wait(ROUND, r, fr, 0); fr = 0
+		od
+	fi;
+#ifndef NO_ROUND_CHECK			/* -DNO_ROUND_CHECK: see the head comment */
+	assert(mem[ROUND] * COUNT >= k);	/* our round is complete */
+	assert(serials <= mem[ROUND]);
+#endif
+	drain_leave();				/* fthr_drain_leave(&b->inside) */
+	r = 0; a = 0; k = 0
+}
+#else
 /* thr_barrier.c fthr_barrier_wait */
 inline barrier_wait()
 {
@@ -115,22 +172,36 @@ inline barrier_wait()
 	if
 	:: (a - 1) % COUNT + 1 == COUNT ->	/* the serial thread */
 		assert(k % COUNT == 0);
+#ifdef SEED_LAST_NOWAIT
+		/* SEEDED BUG: no "while (past(mine, round)) futex_wait" */
+#else
 		/* while (past(mine, r = round_of(b))) futex_wait(rw, r) */
 		do
 		:: atomic { mine > mem[ROUND] -> TOUCH; r = mem[ROUND] };
 			futex_wait(ROUND, r, fr, 0); fr = 0
 		:: atomic { mine <= mem[ROUND] -> TOUCH }; break
 		od;
+#endif
+#ifdef SEED_WAKE_FIRST
+		/* SEEDED BUG: wake before the add moves the round */
+		atomic { TOUCH; futex_wake(ROUND, ALL) }	/* futex_wake(rw, INT_MAX) */
+#endif
 		/* add_fetch(&b->state, ROUND_ONE - b->count): one atomic add */
 		atomic {
 			TOUCH;
 			assert(mem[ROUND] == mine);	/* releases its own round */
 			assert(arrived >= COUNT);	/* the carry reaches round */
+#ifdef SEED_NOSUB
+			mem[ROUND]++;	/* SEEDED BUG: arrivals not subtracted */
+#else
 			mem[ROUND]++; arrived = arrived - COUNT;
+#endif
 			serials++;
 			assert(serials == mem[ROUND])	/* one serial per round */
 		};
+#ifndef SEED_WAKE_FIRST
 		atomic { TOUCH; futex_wake(ROUND, ALL) }	/* futex_wake(rw, INT_MAX) */
+#endif
 	:: else ->
 		assert(k % COUNT != 0);
 		/* FTHR_SPIN_UNTIL(past(round, mine)), then
@@ -147,6 +218,7 @@ inline barrier_wait()
 	drain_leave();				/* fthr_drain_leave(&b->inside) */
 	r = 0; a = 0; k = 0; mine = 0
 }
+#endif
 
 /* thr_barrier.c fthr_barrier_destroy */
 inline barrier_destroy()
@@ -181,7 +253,13 @@ active [NTHR] proctype thread()
 		/* no thread blocked any more (with COUNT == NTHR this holds
 		 * as soon as thread 0 returned): destroy while the others may
 		 * still be leaving */
+#ifdef TWO_WORDS
+#if COUNT < NTHR
+		released == NTHR;	/* more threads than count: wait for all to pass */
+#endif
+#else
 		narrivals == TOTAL && mem[ROUND] * COUNT == TOTAL;
+#endif
 		barrier_destroy()
 	:: else -> skip
 	fi;

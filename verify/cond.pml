@@ -38,8 +38,19 @@
  * REAL BUG 1 (see README.md), now fixed in the C code: the old rule marked
  * only a waiter with requeued_since(c, seq), (int)(rq_seq - seq) > 0, and
  * lost a wake-up when a broadcast sent after the unlock requeued a waiter
- * that had read the broadcast's own seq. realbug/cond_rqseq.pml keeps that
- * old protocol and still reproduces the hang.
+ * that had read the broadcast's own seq.
+ *   -DRQ_SEQ  the protocol before the fix, kept to reproduce the hang (run
+ *             realbug/cond-bcast-unlocked, with -DFLAGS -DSIG_UNLOCKED
+ *             -DFUTEX_FIFO: invalid end state): a requeueing broadcast
+ *             stores its seq in c_rq_seq before its FUTEX_CMP_REQUEUE, and
+ *             a waiter re-takes the mutex marked only if
+ *             requeued_since(c, seq) (also in cond_cancelled).
+ *
+ * Seeded bug (run seeded/cond_signal_noseq, with -DONLY_SIGNAL; must fail):
+ *   -DSEED_SIGNAL_NOSEQ  fthr_cond_signal does not bump seq: a waiter that
+ *             has not yet slept (spinning, or counted in sleepers but not
+ *             yet compared) misses the signal and sleeps forever (invalid
+ *             end state).
  */
 #ifndef NWAIT
 #define NWAIT 2
@@ -57,6 +68,9 @@
 byte c_waiters;			/* struct cond waiters (drain.h count) */
 byte c_sleepers;		/* struct cond sleepers */
 bit c_mutex;			/* struct cond mutex != NULL */
+#ifdef RQ_SEQ
+int c_rq_seq;			/* old struct cond rq_seq */
+#endif
 byte tokens;			/* the program's predicate, under the mutex */
 byte holder;			/* _pid + 1 of the mutex holder (ghost) */
 byte finished;			/* threads finished (ghost) */
@@ -106,6 +120,11 @@ inline mutex_cond_lock(marked)
 	took()						/* mutex_took */
 }
 
+#ifdef RQ_SEQ
+/* old thr_cond.c requeued_since(c, seq): (int)(rq_seq - seq) > 0 */
+#define REQUEUED_SINCE(s) (c_rq_seq - (s) > 0)
+#endif
+
 /* thr_cond.c cond_wait(c, m, clk, abstime); res: F_OK, F_ETIMEDOUT or
  * F_CANCELLED (the cleanup ran: the mutex is held again, the thread
  * unwinds). */
@@ -119,15 +138,24 @@ inline cond_wait(timed, res)
 	:: mem[SEQ] != s -> r = F_OK		/* FTHR_SPIN_UNTIL(seq != s) */
 	:: else ->
 		c_sleepers++;			/* fetch_add(&c->sleepers, 1) */
+#ifndef RQ_SEQ
 		slept = 1;			/* slept = true */
+#endif
 		futex_wait_cancelable(SEQ, s, r, timed);
 		if
 		:: r == F_CANCELLED ->
 			/* cond_cancelled(&w) */
+#ifdef RQ_SEQ
+			slept = REQUEUED_SINCE(s);	/* old: marked = requeued_since(c, seq) */
+#endif
 			c_sleepers--;		/* fetch_sub(&c->sleepers, 1) */
 			futex_wake(SEQ, 1);	/* pass on what we may have taken */
 			c_waiters--;		/* fthr_drain_leave */
+#ifdef RQ_SEQ
+			mutex_cond_lock(slept)	/* old: (m, saved, marked) */
+#else
 			mutex_cond_lock(1)	/* (m, saved, true): it slept */
+#endif
 		:: else ->
 			c_sleepers--		/* fetch_sub(&c->sleepers, 1) */
 		fi
@@ -139,6 +167,9 @@ inline cond_wait(timed, res)
 		:: r == F_ETIMEDOUT && mem[SEQ] != s -> r = F_OK
 		:: else -> skip
 		fi;
+#ifdef RQ_SEQ
+		slept = REQUEUED_SINCE(s);	/* old: marked = requeued_since(c, seq) */
+#endif
 		c_waiters--;			/* fthr_drain_leave(&c->waiters) */
 		mutex_cond_lock(slept)		/* fthr_mutex_cond_lock(m, saved, slept) */
 	fi;
@@ -152,7 +183,12 @@ inline cond_signal()
 	if
 	:: c_waiters == 0 -> skip		/* fthr_drain_count(&c->waiters) == 0 */
 	:: else ->
+#ifdef SEED_SIGNAL_NOSEQ
+		/* SEEDED BUG: no fetch_add(&c->seq, 1): a waiter between its
+		 * read of seq and its futex_wait compare misses the signal */
+#else
 		mem[SEQ]++;			/* fetch_add(&c->seq, 1) */
+#endif
 		if
 		:: c_sleepers != 0 -> futex_wake(SEQ, 1)
 		:: else -> skip
@@ -173,6 +209,9 @@ inline cond_broadcast()
 #ifndef SHARED
 			if
 			:: c_mutex ->		/* m && fthr_mutex_requeue_ok(m) */
+#ifdef RQ_SEQ
+				c_rq_seq = bseq;	/* old: store(&c->rq_seq, seq) */
+#endif
 				futex_cmp_requeue(SEQ, bseq, 1, M, ALL, rr);
 				bdone = (rr == F_OK)
 			:: else -> skip
@@ -216,7 +255,7 @@ bit go[NWAIT];
 active [NWAIT] proctype waiter()
 {
 	LLL_LOCALS;
-	byte s, r, slept, res;
+	byte s, r, slept, res;		/* with RQ_SEQ, slept is the old marked */
 
 	mutex_lock();				/* pthread_mutex_lock(m) */
 	do

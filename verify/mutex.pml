@@ -14,6 +14,11 @@
  * Checked: mutual exclusion (assert in the critical section), and no
  * deadlock / no lost wake-up: every futex sleep blocks until a futex_wake,
  * so a thread left asleep while the others finished is an invalid end state.
+ *
+ * Seeded bug (run seeded/mutex_unlock_nowake, which must fail):
+ *   -DSEED_UNLOCK_NOWAKE  fthr_lll_unlock releases the word but skips the
+ *             futex_wake when it was 2: a sleeper is never woken (invalid
+ *             end state).
  */
 #ifndef NTHR
 #define NTHR 3
@@ -106,7 +111,14 @@ inline mutex_cond_lock_marked(got)
 inline mutex_unlock()
 {
 	owner = 0;				/* a_store_relaxed(&__owner, 0) */
+#ifdef SEED_UNLOCK_NOWAKE
+	/* SEEDED BUG: fthr_lll_unlock releases the word (SWAP(0)) but never
+	 * calls futex_wake(w, 1), even when the old value was 2 */
+	atomic { lold = mem[M]; mem[M] = 0 };
+	lold = 0
+#else
 	lll_unlock(M)
+#endif
 }
 
 active [NTHR] proctype thread()

@@ -13,6 +13,11 @@
  * once; no caller returns before it completed; no deadlock / no lost
  * wake-up (every thread ends; a caller left asleep is an invalid end
  * state).
+ *
+ * Seeded bug (run seeded/once_abandon_nowake, with -DCANCELS=1; must fail):
+ *   -DSEED_ABANDON_NOWAKE  once_abandoned (a cancelled initializer) resets
+ *             the word without waking the waiting callers (invalid end
+ *             state).
  */
 #ifndef NTHR
 #define NTHR 3
@@ -71,7 +76,12 @@ proctype caller()
 		cancel_left--;
 		running--;
 		mem[W] = 0;			/* once_abandoned: a_store_release(w, 0) */
+#ifdef SEED_ABANDON_NOWAKE
+		/* SEEDED BUG: no futex_wake(w, INT_MAX): the callers asleep on
+		 * the in-progress word never retry */
+#else
 		futex_wake(W, ALL);
+#endif
 		goto gone			/* the thread unwinds */
 	:: true -> skip
 	fi;

@@ -11,9 +11,11 @@
 # For every run below: spin -a, gcc the verifier (pan), run it, and print
 #   model  states-stored  depth  errors  PASS/FAIL
 # A run expecting "ok" passes with 0 errors and a complete search; a run
-# expecting "err" (seeded/ models, realbug/ reproductions of real protocol
-# bugs, check/ runs showing a property can fail) passes when spin reports
-# an error. Then "N passed, N failed"; exit 0 only if all passed.
+# expecting "err" (seeded/ runs: a model with a SEED_* option that puts a
+# bug in on purpose; realbug/ runs: a model with the option that restores
+# the old protocol of a real bug; check/ runs showing a property can fail)
+# passes when spin reports an error. Then "N passed, N failed"; exit 0
+# only if all passed.
 # Exit 77 (skip) if spin or a C compiler is missing.
 
 dir=${1:-$(dirname "$0")}
@@ -25,9 +27,7 @@ command -v spin >/dev/null 2>&1 || { echo "spin not installed: skipped"; exit 77
 command -v "$CC" >/dev/null 2>&1 || { echo "$CC not installed: skipped"; exit 77; }
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/fthr-verify.XXXXXX") || exit 2
-mkdir "$scratch/src" "$scratch/src/seeded" "$scratch/src/realbug" &&
-cp "$dir"/*.pml "$scratch/src/" && cp "$dir"/seeded/*.pml "$scratch/src/seeded/" &&
-cp "$dir"/realbug/*.pml "$scratch/src/realbug/" || exit 2
+mkdir "$scratch/src" && cp "$dir"/*.pml "$scratch/src/" || exit 2
 
 # name | model file | spin -D options | mode | extra pan options | expect |
 #   for expect err: the error pan must report (a seeded bug must be found
@@ -77,28 +77,28 @@ barrier-3rounds|barrier.pml|-DITERS=3 -DSPURIOUS=1|quick||ok|
 barrier-over-count|barrier.pml|-DNTHR=4 -DCOUNT=2 -DITERS=1 -DSPURIOUS=1|safety||ok|
 barrier-over-count-2rounds|barrier.pml|-DNTHR=3 -DCOUNT=2 -DITERS=2 -DSPURIOUS=1 -DSTRAND|quick|-E|ok|
 barrier-count1|barrier.pml|-DNTHR=3 -DCOUNT=1 -DITERS=2|quick||ok|
-realbug/cond-bcast-unlocked|realbug/cond_rqseq.pml|-DFLAGS -DSIG_UNLOCKED -DFUTEX_FIFO|quick||err|invalid end state
-realbug/barrier-over-count|realbug/barrier_old.pml|-DNTHR=4 -DCOUNT=2 -DITERS=1|quick||err|assertion violated
-realbug/barrier-over-count-lost|realbug/barrier_old.pml|-DNTHR=4 -DCOUNT=2 -DITERS=1 -DNO_ROUND_CHECK|quick||err|invalid end state
+realbug/cond-bcast-unlocked|cond.pml|-DRQ_SEQ -DFLAGS -DSIG_UNLOCKED -DFUTEX_FIFO|quick||err|invalid end state
+realbug/barrier-over-count|barrier.pml|-DTWO_WORDS -DNTHR=4 -DCOUNT=2 -DITERS=1|quick||err|assertion violated
+realbug/barrier-over-count-lost|barrier.pml|-DTWO_WORDS -DNTHR=4 -DCOUNT=2 -DITERS=1 -DNO_ROUND_CHECK|quick||err|invalid end state
 realbug/rwlock-bias-recursive|rwlock_bias.pml|-DREVOKE_HOLDING_WRITER -DRECURSIVE_READ -DNSLOT=2 -DNR=1|quick||err|invalid end state
 realbug/rwlock-bias-handoff|rwlock_bias.pml|-DREVOKE_HOLDING_WRITER -DHANDOFF -DPREFER_READER|quick||err|invalid end state
 realbug/rwlock-bias-epoch|rwlock_bias.pml|-DNO_EPOCH -DNR=1 -DNW=2 -DITERS=3|quick||err|assertion violated
 check/rwlock-readerpref-ltl|rwlock.pml|-DPREFER_READER -DFOREVER -DLTL_WRITER -DSEQMOD=3 -DNOSPIN|liveness||err|acceptance cycle
-seeded/mutex_unlock_nowake|seeded/mutex_unlock_nowake.pml||quick||err|invalid end state
-seeded/cond_signal_noseq|seeded/cond_signal_noseq.pml|-DONLY_SIGNAL|quick||err|invalid end state
-seeded/rwlock_seq_late|seeded/rwlock_seq_late.pml||quick||err|invalid end state
-seeded/rwlock_bias_noreread|seeded/rwlock_bias_noreread.pml||quick||err|assertion violated
-seeded/rwlock_bias_nowake|seeded/rwlock_bias_nowake.pml||quick||err|invalid end state
-seeded/rwlock_bias_rev_first|seeded/rwlock_bias_rev_first.pml||quick||err|invalid end state
-seeded/rwlock_bias_norecheck|seeded/rwlock_bias_norecheck.pml||quick||err|invalid end state
-seeded/rwlock_bias_late_on|seeded/rwlock_bias_late_on.pml||quick||err|assertion violated
-seeded/rwlock_bias_trywr_norevoke|seeded/rwlock_bias_trywr_norevoke.pml||quick||err|assertion violated
-seeded/sem_cancel_nopass|seeded/sem_cancel_nopass.pml|-DNTOK=1 -DCANCELS=1|quick|-E|err|assertion violated
-seeded/once_abandon_nowake|seeded/once_abandon_nowake.pml|-DCANCELS=1|quick||err|invalid end state
-seeded/barrier_wake_first|seeded/barrier_wake_first.pml||quick||err|invalid end state
-seeded/barrier_wake_first-strand|seeded/barrier_wake_first.pml|-DNTHR=3 -DCOUNT=2 -DITERS=2 -DSTRAND|quick|-E|err|assertion violated
-seeded/barrier_nosub|seeded/barrier_nosub.pml||quick||err|assertion violated
-seeded/barrier_last_nowait|seeded/barrier_last_nowait.pml|-DNTHR=4 -DCOUNT=2 -DITERS=1|quick||err|assertion violated
+seeded/mutex_unlock_nowake|mutex.pml|-DSEED_UNLOCK_NOWAKE|quick||err|invalid end state
+seeded/cond_signal_noseq|cond.pml|-DSEED_SIGNAL_NOSEQ -DONLY_SIGNAL|quick||err|invalid end state
+seeded/rwlock_seq_late|rwlock.pml|-DSEED_SEQ_LATE|quick||err|invalid end state
+seeded/rwlock_bias_noreread|rwlock_bias.pml|-DSEED_NOREREAD|quick||err|assertion violated
+seeded/rwlock_bias_nowake|rwlock_bias.pml|-DSEED_NOWAKE|quick||err|invalid end state
+seeded/rwlock_bias_rev_first|rwlock_bias.pml|-DSEED_REV_FIRST|quick||err|invalid end state
+seeded/rwlock_bias_norecheck|rwlock_bias.pml|-DSEED_NORECHECK|quick||err|invalid end state
+seeded/rwlock_bias_late_on|rwlock_bias.pml|-DSEED_LATE_ON|quick||err|assertion violated
+seeded/rwlock_bias_trywr_norevoke|rwlock_bias.pml|-DSEED_TRYWR_NOREVOKE|quick||err|assertion violated
+seeded/sem_cancel_nopass|sem.pml|-DSEED_CANCEL_NOPASS -DNTOK=1 -DCANCELS=1|quick|-E|err|assertion violated
+seeded/once_abandon_nowake|once.pml|-DSEED_ABANDON_NOWAKE -DCANCELS=1|quick||err|invalid end state
+seeded/barrier_wake_first|barrier.pml|-DSEED_WAKE_FIRST|quick||err|invalid end state
+seeded/barrier_wake_first-strand|barrier.pml|-DSEED_WAKE_FIRST -DNTHR=3 -DCOUNT=2 -DITERS=2 -DSTRAND|quick|-E|err|assertion violated
+seeded/barrier_nosub|barrier.pml|-DSEED_NOSUB|quick||err|assertion violated
+seeded/barrier_last_nowait|barrier.pml|-DSEED_LAST_NOWAIT -DNTHR=4 -DCOUNT=2 -DITERS=1|quick||err|assertion violated
 EOF
 }
 

@@ -40,6 +40,11 @@
  *              [] (wants -> <> holds) fails in the model for that reason
  *              alone (not a protocol bug; the window is a few
  *              instructions long).
+ *
+ * Seeded bug (run seeded/rwlock_seq_late, which must fail):
+ *   -DSEED_SEQ_LATE  the pshared sleeper reads rseq/wseq only after it
+ *              released the internal lock: a wake between the two is
+ *              missed (invalid end state).
  */
 #ifndef NR
 #define NR 2
@@ -222,11 +227,19 @@ inline rw_sleep_loop(writer, timed, r)
 	   od;
 	   handed = mem[H0 + _pid];
 #else
+#ifdef SEED_SEQ_LATE
+	   /* SEEDED BUG: read the sequence word after dropping the internal
+	    * lock: an unlock's wake_locked between the try and this read is
+	    * missed (its seq bump is read as the value to sleep on) */
+	   lll_unlock(LOCK);
+#endif
 	   if
 	   :: writer -> seq = mem[WSEQ]			/* seq = a_load_relaxed(seqw) */
 	   :: else -> seq = mem[RSEQ]
 	   fi;
+#ifndef SEED_SEQ_LATE
 	   lll_unlock(LOCK);
+#endif
 	   if
 	   :: writer -> futex_wait(WSEQ, seq, fr, timed)
 	   :: else -> futex_wait(RSEQ, seq, fr, timed)

@@ -5,8 +5,8 @@
  * consistent: the C code uses SEQ_CST on the slot XCHGs, the bias store
  * and CAS, the re-read of bias after publishing, and the rev RMWs; one
  * load it does not make SEQ_CST, biased_release's relaxed load of rev,
- * is discussed in README.md, and seeded/rwlock_bias_rev_first.pml shows
- * what its reordering would do):
+ * is discussed in README.md, and -DSEED_REV_FIRST (below) shows what its
+ * reordering would do):
  *   bias      OFF / ON / DIRTY, and bepoch, the C word's epoch above the
  *             mode bits (+1 at every OFF -> ON, mod EPOCHMOD); one
  *             atomic step updates both, as the C code's CAS on one word.
@@ -87,6 +87,12 @@
  *             deadlock-free when readers wait only for a writer that holds
  *             the lock, the reader-preferring kinds' promise): deadlock.
  *             -DNOBIAS (the bias never goes on) is the control: no error.
+ *   -DFIX_NESTED   a candidate fix for the first (not the C code): a read
+ *             of a lock the caller already holds through a slot nests on
+ *             that hold (a count in the thread's record; no new slot, no
+ *             bias check). The hold it nests on keeps any revoker waiting
+ *             until the count is back to 0, so this is safe; it does not
+ *             help HANDOFF.
  * Real bug 4 (README; fixed by the epoch), shown with -DNO_EPOCH -DNR=1
  *   -DNW=2 -DITERS=3 (qemu-aarch64 hit it once in ~900 runs of
  *   t_rwlock's contention test: a writer and a reader in at once): writer
@@ -94,12 +100,30 @@
  *   bias OFF; the reader (through state) turns it ON, then reads through
  *   its slot; writer B makes it DIRTY; A ends its scan and turns it OFF;
  *   A takes WRITER with the bias OFF while the reader is inside.
- *   -DFIX_NESTED   a candidate fix for the first (not the C code): a read
- *             of a lock the caller already holds through a slot nests on
- *             that hold (a count in the thread's record; no new slot, no
- *             bias check). The hold it nests on keeps any revoker waiting
- *             until the count is back to 0, so this is safe; it does not
- *             help HANDOFF.
+ *
+ * Seeded bugs (runs seeded/rwlock_bias_*, default threads; each must
+ * fail):
+ *   -DSEED_NOREREAD   the biased reader does not re-read bias after its
+ *             XCHG(slot, l): a revoker that scanned the slot before it lets
+ *             its writer in beside the reader (assertion violated).
+ *   -DSEED_NOWAKE     biased_release clears the slot but never looks at
+ *             rev: the revoker asleep on rev is not woken (invalid end
+ *             state).
+ *   -DSEED_REV_FIRST  biased_release reads rev before it clears the slot
+ *             (the order the relaxed load allows on weak hardware): a
+ *             revoker counted in between sleeps for good (invalid end
+ *             state).
+ *   -DSEED_NORECHECK  the revoker sleeps on v = rev without looking at the
+ *             slot again: a release between its slot load and its load of
+ *             v is missed (invalid end state).
+ *   -DSEED_LATE_ON    maybe_bias runs after the read unlock instead of
+ *             under the read lock: the bias goes ON while a writer that
+ *             found it OFF is inside, and the next reader holds beside it
+ *             (assertion violated).
+ *   -DSEED_TRYWR_NOREVOKE  trywrlock takes WRITER without write_acquired,
+ *             and the writer's "bias == OFF" assertion is left out: spin
+ *             finds trywrlock succeeding beside a biased reader (assertion
+ *             violated).
  *
  * Checked:
  *   writer's critical section: it is the only writer, no reader is inside
@@ -186,6 +210,9 @@ inline revoke_wake()
 /* thr_rwlock.c biased_release(l, b, j); held: a hold (not a back-out) */
 inline biased_release(j, held)
 {
+#ifdef SEED_REV_FIRST
+	wk = ((mem[REV] & REVS) != 0);	/* SEEDED BUG: rev read first */
+#endif
 	atomic {				/* XCHG(&b->slot[j], NULL) */
 		slot[SL(j)] = 0;
 		if
@@ -193,10 +220,20 @@ inline biased_release(j, held)
 		:: else -> skip
 		fi
 	};
+#if defined(SEED_NOWAKE)
+	skip	/* SEEDED BUG: no "if (rev & REV_REVOKERS) revoke_wake(l)" */
+#elif defined(SEED_REV_FIRST)
+	if
+	:: wk -> revoke_wake()
+	:: else -> skip
+	fi;
+	wk = 0
+#else
 	if
 	:: (mem[REV] & REVS) -> revoke_wake()	/* load(&rev) & REV_REVOKERS */
 	:: else -> skip
 	fi
+#endif
 }
 
 /* thr_rwlock.c try_read_biased: r = 0 (held through slot) or EBUSY */
@@ -220,12 +257,17 @@ inline try_read_biased(r)
 		if
 		:: j < NSLOT ->
 			slot[SL(j)] = 1;	/* XCHG(&b->slot[j], l) */
+#ifdef SEED_NOREREAD
+			/* SEEDED BUG: no re-read of bias; held on the first load */
+			atomic { rdlocks++; rbheld++; nbias++; r = 0 };
+#else
 			atomic {		/* bias == ON (SEQ_CST) */
 				if
 				:: bias == ON -> rdlocks++; rbheld++; nbias++; r = 0
 				:: else -> skip
 				fi
 			};
+#endif
 			if
 			:: r != 0 -> biased_release(j, 0)
 			:: else -> skip
@@ -291,6 +333,13 @@ inline maybe_bias()
 #endif
 }
 
+/* after a read lock through state on rdlock's fast path and in tryrdlock */
+#ifdef SEED_LATE_ON
+#define MAYBE_BIAS	skip		/* SEEDED BUG: maybe_bias moved (rd_unlock) */
+#else
+#define MAYBE_BIAS	maybe_bias()
+#endif
+
 /* thr_rwlock.c rdlock: biased, try_read (+ maybe_bias), rdlock_slow */
 inline rdlock(r)
 {
@@ -300,7 +349,7 @@ inline rdlock(r)
 	:: else ->
 		try_read(r);
 		if
-		:: r == 0 -> maybe_bias()
+		:: r == 0 -> MAYBE_BIAS
 		:: else ->			/* rdlock_slow: spin, rw_sleep_loop */
 			atomic { READ_OK -> st_readers++; rdlocks++; r = 0 }
 		fi
@@ -316,7 +365,7 @@ inline tryrdlock(r)
 	:: else ->
 		try_read(r);
 		if
-		:: r == 0 -> maybe_bias()
+		:: r == 0 -> MAYBE_BIAS
 		:: else -> skip			/* EBUSY */
 		fi
 	fi
@@ -343,7 +392,12 @@ inline rd_unlock()
 	};
 	if
 	:: j < NSLOT -> biased_release(j, 1); rdlocks--; rbheld--
+#ifdef SEED_LATE_ON
+	:: else -> atomic { st_readers--; rdlocks-- };	/* sub_fetch(&state, 1) */
+		maybe_bias()			/* SEEDED BUG: after the unlock */
+#else
 	:: else -> atomic { st_readers--; rdlocks-- }	/* sub_fetch(&state, 1) */
+#endif
 	fi;
 	j = 0
 #ifdef FIX_NESTED
@@ -403,6 +457,15 @@ inline revoke(wait, timed, r)
 			if
 			:: !wait -> r = EBUSY
 			:: wait ->
+#ifdef SEED_NORECHECK
+				/* SEEDED BUG: no re-check of the slot */
+				futex_wait(REV, v, fr, timed);
+				if
+				:: fr == F_ETIMEDOUT -> r = F_ETIMEDOUT
+				:: else -> skip
+				fi;
+				fr = 0
+#else
 				if
 				:: slot[k] ->	/* still l: sleep */
 					futex_wait(REV, v, fr, timed);
@@ -413,6 +476,7 @@ inline revoke(wait, timed, r)
 					fr = 0
 				:: else -> skip
 				fi
+#endif
 			fi;
 			v = 0;
 			if
@@ -516,6 +580,11 @@ inline wrlock(timed, r)
 /* thr_rwlock.c fthr_rwlock_trywrlock */
 inline trywrlock(r)
 {
+#ifdef SEED_TRYWR_NOREVOKE
+	try_write(r);
+	/* SEEDED BUG: no write_acquired: WRITER alone, the bias not looked at */
+	skip
+#else
 	tw = 0;
 	do
 	:: tw < 2 ->
@@ -533,6 +602,7 @@ inline trywrlock(r)
 	:: else -> r = EBUSY; break
 	od;
 	tw = 0
+#endif
 }
 
 /* the last thread to finish: everything is released */
@@ -564,6 +634,9 @@ inline finish()
 active [NR] proctype reader()
 {
 	byte r, r2, i, j, k, rdlocks, rbheld, be;
+#ifdef SEED_REV_FIRST
+	bit wk;				/* the seeded bug's early look at rev */
+#endif
 #ifdef FIX_NESTED
 	byte nest;			/* candidate fix: nested holds on a slot */
 #endif
@@ -627,7 +700,9 @@ active [NW] proctype writer()
 		:: r == 0 ->
 			nwrite++;
 			assert(nwrite == 1 && nread == 0 && nbias == 0);
+#ifndef SEED_TRYWR_NOREVOKE	/* so that spin has to find the reader inside */
 			assert(bias == OFF);
+#endif
 			nwrite--;
 			atomic { write_release() }	/* fthr_rwlock_unlock */
 		:: else -> skip			/* EBUSY, ETIMEDOUT */

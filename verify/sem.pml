@@ -17,6 +17,13 @@
  * underflows); no deadlock / no lost wake-up (a registered waiter left
  * asleep while the others finished is an invalid end state: there is
  * always a token left for it).
+ *
+ * Seeded bug (run seeded/sem_cancel_nopass, with -DNTOK=1 -DCANCELS=1 and
+ * pan -E; must fail):
+ *   -DSEED_CANCEL_NOPASS  sem_cancelled only unregisters, as glibc's does: a
+ *             post's wake-up consumed by a waiter cancelled right after it
+ *             woke is lost, and another registered waiter sleeps on while a
+ *             token is there (the quiescence assertion).
  */
 #ifndef NWAIT
 #define NWAIT 2
@@ -72,10 +79,17 @@ inline sem_cancelled()
 		d_val = mem[VAL];
 		d_nw = sem_nw
 	};
+#ifdef SEED_CANCEL_NOPASS
+	/* SEEDED BUG: like glibc, do not pass on the wake-up this thread may
+	 * have consumed (the post's futex_wake woke us, then we were
+	 * cancelled) */
+	d_val = 0; d_nw = 0
+#else
 	if
 	:: d_val != 0 && d_nw != 0 -> futex_wake(VAL, 1)
 	:: else -> skip
 	fi
+#endif
 }
 
 /* thr_sem.c sem_wait_slow(s, clk, abstime, timed); res 0, F_ETIMEDOUT,
