@@ -152,6 +152,9 @@ static inline bool prefers_writers(const struct rwlock *l)
 #define BIAS_EPOCH 4	/* added by every OFF -> ON */
 #define bias_mode(b) ((b) & BIAS_MODE)
 #define bias_with(b, mode) (((b) & ~BIAS_MODE) | (mode))
+/* one bit test each (OFF 0, ON 1, DIRTY 2): the fast paths' forms */
+#define bias_on(b) ((b) & BIAS_ON)
+#define bias_off(b) (!((b) & BIAS_MODE))
 #ifndef STREAK_ON
 #define STREAK_ON 8
 #endif
@@ -360,7 +363,7 @@ static inline void bias_stop(struct rwlock *l)
 {
 	int b = a_load_relaxed(&l->bias);
 
-	if (unlikely(bias_mode(b) == BIAS_ON))
+	if (unlikely(bias_on(b)))
 		__atomic_compare_exchange_n(&l->bias, &b, bias_with(b, BIAS_DIRTY), false,
 					    __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
 }
@@ -623,7 +626,7 @@ static inline int rdlock(pthread_rwlock_t *rw, clockid_t clk,
 	int s = a_load_relaxed(&l->state);
 
 	if (likely(!(s & (WRITER | WR_WAIT | READERS)) &&
-		   bias_mode(a_load_relaxed(&l->bias)) != BIAS_ON && !fthr_self_rec.rbheld) &&
+		   !bias_on(a_load_relaxed(&l->bias)) && !fthr_self_rec.rbheld) &&
 	    likely(__atomic_compare_exchange_n(&l->state, &s, s + 1, false,
 					       __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))) {
 		fthr_self_rec.rdlocks++;
@@ -672,7 +675,7 @@ static inline int write_acquired(struct rwlock *l, bool wait, clockid_t clk,
 	int r;
 
 	a_store_relaxed(&l->writes, a_load_relaxed(&l->writes) + 1);
-	if (likely(bias_mode(a_load_relaxed(&l->bias)) == BIAS_OFF))
+	if (likely(bias_off(a_load_relaxed(&l->bias))))
 		return 0;
 	write_release(l);
 	r = revoke(l, wait, clk, abstime);
