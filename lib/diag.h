@@ -1,12 +1,12 @@
 /* lib/diag.h: the contention profiler (FTHR_PROFILE) and the lock checker
- * (FTHR_CHECK), lib/diag.c.
+ * (FTHR_CHECK), lib/diag_*.c (diag_impl.h says what each file holds).
  *
  * Near zero cost when off: every entry point they watch is an ordinary
  * exported function, defined in its object's own file by
  * FTHR_EXPORT_WATCHED, whose first step tests one word, fthr_diag_on. Zero
  * (both off): the plain function's body, inlined there, runs. Non-zero
  * (either on, or the environment not read yet): a tail call to the
- * watching variant diag_<impl> in diag.c, which reads the two variables
+ * watching variant diag_<impl> in diag_watch.c, which reads the two variables
  * from /proc/self/environ on its first call and hands the call to the
  * plain function when both are off.
  *
@@ -25,15 +25,12 @@
 #define FTHR_DIAG_ABORT 4
 
 /* The modes: -1 until the environment is read (the first watched call or
- * diag.c's constructor), then the FTHR_DIAG_* bits, fixed for the life of
+ * diag_state.c's constructor), then the FTHR_DIAG_* bits, fixed for the life of
  * the process. */
 FTHR_HIDDEN extern signed char fthr_diag_on;
 
 /* The modes, from the environment the process started with (cached). */
 FTHR_HIDDEN int fthr_diag_mode(void);
-
-/* Step FTHR_EXIT_DIAG (self.h): the checker learns a thread ends. */
-FTHR_HIDDEN void fthr_diag_thread_exit(void);
 
 /* A misuse found by the code of an object the checker does not watch
  * (what, the object's kind and address): reported when FTHR_CHECK is on. */

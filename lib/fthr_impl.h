@@ -20,7 +20,7 @@
 #define FTHR_COLD __attribute__((cold, noinline))
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
-/* Code that may run before the sanitizer runtimes are set up (diag.c's
+/* Code that may run before the sanitizer runtimes are set up (diag_state.c's
  * reading of the environment, from another library's constructor) must not
  * be instrumented. */
 #define FTHR_NO_SANITIZE                                                       \

@@ -58,8 +58,8 @@ struct fthr_self {
 	unsigned char pp_count[100];
 	int spin;		/* adaptive spin budget before a futex sleep */
 	int yield_off;		/* failed spins left that skip the yield */
-	void *diag;		/* FTHR_CHECK/FTHR_PROFILE: locks held (diag.c) */
-	bool diag_busy;		/* inside diag.c: calls go to the plain functions */
+	void *diag;		/* FTHR_CHECK/FTHR_PROFILE: locks held (diag_state.c) */
+	bool diag_busy;		/* inside diag_*.c: calls go to the plain functions */
 	int cancel_req;		/* set by pthread_cancel of this thread (host.c) */
 	int cancel_busy;	/* pthread_cancel calls of it in flight (host.c) */
 };
@@ -83,7 +83,7 @@ FTHR_HIDDEN int fthr_self_fill(void);
 enum fthr_exit_step {
 	FTHR_EXIT_TSD,		/* thr_key.c: key destructors, the thread's key block */
 	FTHR_EXIT_RWLOCK,	/* thr_rwlock.c: reader slots back to the pool */
-	FTHR_EXIT_DIAG,		/* diag.c: locks still held reported, its record freed */
+	FTHR_EXIT_DIAG,		/* diag_state.c: locks still held reported, record freed */
 	FTHR_EXIT_STEPS
 };
 #define FTHR_EXIT_BIT(step) (1u << (step))
