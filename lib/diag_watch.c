@@ -85,6 +85,40 @@ static void initialized(struct dobj *o)
 	}
 }
 
+/* After an init that succeeded (ok): the object's life starts. */
+static void after_init(void *obj, int kind, bool ok)
+{
+	struct dobj *o;
+
+	if (ok && enter()) {
+		if ((o = fthr_diag_obj_of(obj, kind)))
+			initialized(o);
+		leave();
+	}
+}
+
+/* Before a destroy, inside enter(): the object (or NULL), its misuse
+ * checked ('what' names a destroy while in use). */
+static struct dobj *before_destroy(void *obj, int kind, const char *what)
+{
+	struct dobj *o = fthr_diag_obj_of(obj, kind);
+
+	if (o) {
+		fthr_diag_check_use(o);
+		fthr_diag_check_destroy(o, what);
+	}
+	return o;
+}
+
+/* After the destroy (r its result): the object's life ends; leave(). */
+static int after_destroy(struct dobj *o, int r)
+{
+	if (r == 0 && o)
+		fthr_diag_destroyed(o);
+	leave();
+	return r;
+}
+
 /* ---- the watching variants ---- */
 
 FTHR_HIDDEN __typeof(pthread_mutex_clocklock) fthr_mutex_clocklock;
@@ -185,32 +219,19 @@ FTHR_HIDDEN int diag_fthr_mutex_unlock(pthread_mutex_t *m)
 FTHR_HIDDEN int diag_fthr_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *a)
 {
 	int r = fthr_mutex_init(m, a);
-	struct dobj *o;
 
-	if (r == 0 && enter()) {
-		if ((o = fthr_diag_obj_of(m, D_MUTEX)))
-			initialized(o);
-		leave();
-	}
+	after_init(m, D_MUTEX, r == 0);
 	return r;
 }
 
 FTHR_HIDDEN int diag_fthr_mutex_destroy(pthread_mutex_t *m)
 {
 	struct dobj *o;
-	int r;
 
 	if (!enter())
 		return fthr_mutex_destroy(m);
-	if ((o = fthr_diag_obj_of(m, D_MUTEX))) {
-		fthr_diag_check_use(o);
-		fthr_diag_check_destroy(o, "destroy of a locked or waited-on mutex");
-	}
-	r = fthr_mutex_destroy(m);
-	if (r == 0 && o)
-		fthr_diag_destroyed(o);
-	leave();
-	return r;
+	o = before_destroy(m, D_MUTEX, "destroy of a locked or waited-on mutex");
+	return after_destroy(o, fthr_mutex_destroy(m));
 }
 
 /* rwlocks */
@@ -314,32 +335,19 @@ FTHR_HIDDEN int diag_fthr_rwlock_unlock(pthread_rwlock_t *l)
 FTHR_HIDDEN int diag_fthr_rwlock_init(pthread_rwlock_t *l, const pthread_rwlockattr_t *a)
 {
 	int r = fthr_rwlock_init(l, a);
-	struct dobj *o;
 
-	if (r == 0 && enter()) {
-		if ((o = fthr_diag_obj_of(l, D_RWLOCK)))
-			initialized(o);
-		leave();
-	}
+	after_init(l, D_RWLOCK, r == 0);
 	return r;
 }
 
 FTHR_HIDDEN int diag_fthr_rwlock_destroy(pthread_rwlock_t *l)
 {
 	struct dobj *o;
-	int r;
 
 	if (!enter())
 		return fthr_rwlock_destroy(l);
-	if ((o = fthr_diag_obj_of(l, D_RWLOCK))) {
-		fthr_diag_check_use(o);
-		fthr_diag_check_destroy(o, "destroy of a locked or waited-on rwlock");
-	}
-	r = fthr_rwlock_destroy(l);
-	if (r == 0 && o)
-		fthr_diag_destroyed(o);
-	leave();
-	return r;
+	o = before_destroy(l, D_RWLOCK, "destroy of a locked or waited-on rwlock");
+	return after_destroy(o, fthr_rwlock_destroy(l));
 }
 
 /* condition variables */
@@ -400,32 +408,19 @@ FTHR_HIDDEN int diag_fthr_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m,
 FTHR_HIDDEN int diag_fthr_cond_init(pthread_cond_t *c, const pthread_condattr_t *a)
 {
 	int r = fthr_cond_init(c, a);
-	struct dobj *o;
 
-	if (r == 0 && enter()) {
-		if ((o = fthr_diag_obj_of(c, D_COND)))
-			initialized(o);
-		leave();
-	}
+	after_init(c, D_COND, r == 0);
 	return r;
 }
 
 FTHR_HIDDEN int diag_fthr_cond_destroy(pthread_cond_t *c)
 {
 	struct dobj *o;
-	int r;
 
 	if (!enter())
 		return fthr_cond_destroy(c);
-	if ((o = fthr_diag_obj_of(c, D_COND))) {
-		fthr_diag_check_use(o);
-		fthr_diag_check_destroy(o, "destroy of a condition variable with waiters");
-	}
-	r = fthr_cond_destroy(c);
-	if (r == 0 && o)
-		fthr_diag_destroyed(o);
-	leave();
-	return r;
+	o = before_destroy(c, D_COND, "destroy of a condition variable with waiters");
+	return after_destroy(o, fthr_cond_destroy(c));
 }
 
 /* semaphores */
@@ -483,13 +478,8 @@ FTHR_HIDDEN int diag_fthr_sem_clockwait(sem_t *s, clockid_t k, const struct time
 FTHR_HIDDEN int diag_fthr_sem_init(sem_t *s, int pshared, unsigned value)
 {
 	int r = fthr_sem_init(s, pshared, value), e = errno;
-	struct dobj *o;
 
-	if (r == 0 && enter()) {
-		if ((o = fthr_diag_obj_of(s, D_SEM)))
-			initialized(o);
-		leave();
-	}
+	after_init(s, D_SEM, r == 0);
 	errno = e;
 	return r;
 }
@@ -501,15 +491,10 @@ FTHR_HIDDEN int diag_fthr_sem_destroy(sem_t *s)
 
 	if (!enter())
 		return fthr_sem_destroy(s);
-	if ((o = fthr_diag_obj_of(s, D_SEM))) {
-		fthr_diag_check_use(o);
-		fthr_diag_check_destroy(o, "destroy of a semaphore with waiters");
-	}
+	o = before_destroy(s, D_SEM, "destroy of a semaphore with waiters");
 	r = fthr_sem_destroy(s);
 	e = errno;
-	if (r == 0 && o)
-		fthr_diag_destroyed(o);
-	leave();
+	after_destroy(o, r);
 	errno = e;
 	return r;
 }
@@ -537,13 +522,8 @@ FTHR_HIDDEN int diag_fthr_mtx_unlock(mtx_t *m)
 FTHR_HIDDEN int diag_fthr_mtx_init(mtx_t *m, int type)
 {
 	int r = fthr_mtx_init(m, type);
-	struct dobj *o;
 
-	if (r == thrd_success && enter()) {
-		if ((o = fthr_diag_obj_of(m, D_MUTEX)))
-			initialized(o);
-		leave();
-	}
+	after_init(m, D_MUTEX, r == thrd_success);
 	return r;
 }
 FTHR_HIDDEN void diag_fthr_mtx_destroy(mtx_t *m)
