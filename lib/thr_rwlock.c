@@ -150,9 +150,8 @@ static inline bool prefers_writers(const struct rwlock *l)
 #define BIAS_DIRTY 2
 #define BIAS_MODE 3
 #define BIAS_EPOCH 4	/* added by every OFF -> ON */
-#define bias_mode(b) ((b) & BIAS_MODE)
 #define bias_with(b, mode) (((b) & ~BIAS_MODE) | (mode))
-/* one bit test each (OFF 0, ON 1, DIRTY 2): the fast paths' forms */
+/* the mode, one bit test each (OFF 0, ON 1, DIRTY 2) */
 #define bias_on(b) ((b) & BIAS_ON)
 #define bias_off(b) (!((b) & BIAS_MODE))
 #ifndef STREAK_ON
@@ -285,13 +284,13 @@ static inline int try_read_biased(struct rwlock *l)
 				self->rdlocks++;
 				return 0;
 			}
-	if (bias_mode(a_load_acquire(&l->bias)) != BIAS_ON)
+	if (!bias_on(a_load_acquire(&l->bias)))
 		return EBUSY;
 	for (int i = 0; i < RSLOTS; i++) {
 		if (b->slot[i])
 			continue;
 		(void)__atomic_exchange_n(&b->slot[i], l, __ATOMIC_SEQ_CST);
-		if (likely(bias_mode(__atomic_load_n(&l->bias, __ATOMIC_SEQ_CST)) == BIAS_ON)) {
+		if (likely(bias_on(__atomic_load_n(&l->bias, __ATOMIC_SEQ_CST)))) {
 			self->rdlocks++;
 			self->rbheld++;
 			return 0;
@@ -345,7 +344,7 @@ static inline void maybe_bias(struct rwlock *l)
 		return;
 	}
 	if (++self->rb_streak < STREAK_ON || l->shared ||
-	    bias_mode(b = a_load_relaxed(&l->bias)) != BIAS_OFF ||
+	    !bias_off(b = a_load_relaxed(&l->bias)) ||
 	    (a_load_relaxed(&l->rev) & REV_REVOKERS))
 		return;
 	if (!self->rblock && (self->rblock_tried || !rblock_claim()))
@@ -385,7 +384,7 @@ static FTHR_NOINLINE int revoke(struct rwlock *l, bool wait, clockid_t clk,
 	 * it ON published its slot before, so the scan sees the slot. */
 	__atomic_fetch_add(&l->rev, 1, __ATOMIC_SEQ_CST);
 	b = __atomic_load_n(&l->bias, __ATOMIC_SEQ_CST);
-	while (bias_mode(b) == BIAS_ON &&
+	while (bias_on(b) &&
 	       !__atomic_compare_exchange_n(&l->bias, &b, bias_with(b, BIAS_DIRTY), false,
 					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 		;
@@ -902,7 +901,7 @@ FTHR_HIDDEN FTHR_INLINED int fthr_rwlock_destroy(pthread_rwlock_t *rw)
 	struct rwlock *l = R(rw);
 
 	/* a slot can hold l only while the bias is not off */
-	if (bias_mode(a_load_relaxed(&l->bias)) != BIAS_OFF)
+	if (!bias_off(a_load_relaxed(&l->bias)))
 		forget_slots(l);
 	return 0;
 }
