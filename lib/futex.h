@@ -25,6 +25,12 @@ FTHR_HIDDEN int fthr_futex_wait(volatile int *addr, int expect, bool shared,
 /* Wake up to n sleepers on addr; returns how many woke (>= 0). */
 FTHR_HIDDEN int fthr_futex_wake(volatile int *addr, int n, bool shared);
 
+/* true when the backend's counts are exact: fthr_futex_wake and
+ * fthr_futex_cmp_requeue return how many sleepers they took off addr's
+ * queue, and a wait that returns 0 was taken off it by one of them. A
+ * waker may then count its sleepers out for them (thr_cond.c). */
+FTHR_HIDDEN extern const bool fthr_futex_counts_exact;
+
 /* If *addr == expect, wake nwake sleepers on addr and move up to nmove of
  * the rest to sleep on addr2. Returns the number woken plus moved, or
  * -EAGAIN when *addr != expect. */

@@ -105,6 +105,9 @@ int fthr_futex_wait(volatile int *addr, int expect, bool shared,
 	return r;
 }
 
+/* UMTX_OP_WAKE does not say how many it woke. */
+const bool fthr_futex_counts_exact = false;
+
 int fthr_futex_wake(volatile int *addr, int n, bool shared)
 {
 	umtx_op(addr, shared ? UMTX_OP_WAKE : UMTX_OP_WAKE_PRIVATE,

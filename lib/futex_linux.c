@@ -43,6 +43,11 @@ int fthr_futex_wait(volatile int *addr, int expect, bool shared,
 	return (int)-r;
 }
 
+/* A wait returns 0 only once a wake or requeue unqueued it (the kernel's
+ * futex_wait: an unqueue that finds the waiter gone wins over a timeout or
+ * a signal), and wakes count what they unqueued. */
+const bool fthr_futex_counts_exact = true;
+
 int fthr_futex_wake(volatile int *addr, int n, bool shared)
 {
 	long r = sys_futex(addr, priv(FUTEX_WAKE, shared), n, 0, NULL, 0);

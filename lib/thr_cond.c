@@ -7,24 +7,39 @@
  *             for released waiters to leave the object's memory)
  *   flags     bit 0 process-shared, bits 1.. the clock of timedwait
  *   mutex     the mutex of the latest wait (the requeue target)
- *   sleepers  waiters that gave up spinning and sleep in futex_wait
+ *   sleepers  waiters that gave up spinning and sleep in futex_wait, and
+ *             that no wake-up has taken off the futex queue yet
+ *   requeues  + 1 before every requeueing broadcast
  *
  *   wait       waiters += 1; s = seq; release the mutex; spin (self.h) a
  *              while for seq != s; else sleepers += 1, futex_wait(seq, s),
- *              sleepers -= 1;
+ *              sleepers -= 1 unless a waker did it for us (below);
  *              waiters -= 1; re-take the mutex: with SWAP(2) if it slept
  *              (a broadcast may have requeued it onto the mutex word, and
  *              the chain of requeued sleepers there must go on), else (a
  *              spinner, never requeued) as a plain lock.
  *   signal     if waiters == 0: return (nobody to wake, no atomic write).
- *              seq += 1; if sleepers: futex_wake(seq, 1) (a spinner sees
- *              seq move by itself: no system call).
+ *              seq += 1; if sleepers: n = futex_wake(seq, 1), sleepers -= n
+ *              (a spinner sees seq move by itself: no system call; and
+ *              once the sleepers are woken, the signals sent before they
+ *              run make none either, as in a producer's loop).
  *   broadcast  if waiters == 0: return. seq += 1; if sleepers, for a private cond
  *              whose mutex is private and on the 0/1/2 protocol,
  *              futex_cmp_requeue(seq, wake 1, move the rest onto the mutex
  *              word): the woken one takes the mutex with SWAP(2), so each
  *              unlock wakes the next and nobody stampedes.
- *              Otherwise wake all.
+ *              Otherwise wake all. Either way sleepers -= the number woken
+ *              or moved.
+ * Who counts a sleeper out: a wait that returns 0 was taken off the queue
+ * by a wake or a requeue (futex.h: fthr_futex_counts_exact), whose caller
+ * subtracts it. A wait that returns anything else (EAGAIN, ETIMEDOUT,
+ * EINTR) subtracts itself -- unless a requeueing broadcast came meanwhile
+ * (requeues moved): a requeued sleeper can time out or be interrupted on
+ * the mutex word after the broadcast counted it out. It then counts
+ * nothing, and so may leave sleepers one too high, as may a cancelled
+ * sleeper or a stale wake-up: too high costs a futex_wake that wakes
+ * nobody, never a lost wake-up. (A backend without exact counts: each
+ * sleeper subtracts itself, as it may.)
  *
  * A waiter counts itself in sleepers before futex_wait compares seq, and a
  * signaller reads sleepers after it moved seq (both sequentially
@@ -60,9 +75,9 @@ struct cond {
 	volatile int seq;
 	volatile int waiters;
 	int flags;
-	int unused; /* (was the seq of the latest requeueing broadcast) */
+	volatile int requeues; /* + 1 before every requeueing broadcast */
 	pthread_mutex_t *mutex;
-	volatile int sleepers; /* waiters inside futex_wait (or about to be) */
+	volatile int sleepers; /* in futex_wait (or about to be), not yet woken */
 };
 _Static_assert(sizeof(struct cond) <= sizeof(pthread_cond_t), "cond fits");
 _Static_assert(_Alignof(struct cond) <= _Alignof(pthread_cond_t), "cond aligned");
@@ -83,14 +98,25 @@ struct wait_ctx {
 	bool sleeping; /* counted in sleepers */
 };
 
+/* A waker took n sleepers off the futex queue: they are not sleepers any
+ * more (with exact counts; see the head comment). */
+static inline void count_out(struct cond *c, int n)
+{
+	if (n > 0 && fthr_futex_counts_exact)
+		__atomic_fetch_sub(&c->sleepers, n, __ATOMIC_RELAXED);
+}
+
 static void cond_cancelled(void *arg)
 {
 	struct wait_ctx *w = arg;
 	bool shared = w->c->flags & CF_SHARED;
 
-	if (w->sleeping)
+	/* (whether a wake-up took us off the queue is not known here: with
+	 * exact counts, stay counted, one too many at worst) */
+	if (w->sleeping && !fthr_futex_counts_exact)
 		__atomic_fetch_sub(&w->c->sleepers, 1, __ATOMIC_RELAXED);
-	fthr_futex_wake(&w->c->seq, 1, shared); /* pass on what we may have taken */
+	/* pass on what we may have taken */
+	count_out(w->c, fthr_futex_wake(&w->c->seq, 1, shared));
 	fthr_drain_leave(&w->c->waiters, shared);
 	fthr_mutex_cond_lock(w->m, w->saved, w->slept);
 }
@@ -101,7 +127,7 @@ static int cond_wait(pthread_cond_t *cv, pthread_mutex_t *m, clockid_t clk,
 	struct cond *c = C(cv);
 	struct wait_ctx w = { .c = c, .m = m };
 	bool shared = c->flags & CF_SHARED;
-	int seq, r, lr;
+	int seq, rq, r, lr;
 
 	if (abstime && (r = fthr_abstime_check(abstime)) != 0)
 		return r;
@@ -118,11 +144,16 @@ static int cond_wait(pthread_cond_t *cv, pthread_mutex_t *m, clockid_t clk,
 		r = 0;
 	} else {
 		w.slept = w.sleeping = true;
+		rq = a_load_relaxed(&c->requeues);
 		__atomic_fetch_add(&c->sleepers, 1, __ATOMIC_SEQ_CST);
 		r = fthr_futex_wait_cancelable(&c->seq, seq, shared, clk, abstime,
 					       cond_cancelled, &w);
-		FTHR_ASSERT(a_load_relaxed(&c->sleepers) > 0);
-		__atomic_fetch_sub(&c->sleepers, 1, __ATOMIC_RELAXED);
+		/* counted out by a waker? (head comment) */
+		if (!fthr_futex_counts_exact ||
+		    (r != 0 && __atomic_load_n(&c->requeues, __ATOMIC_SEQ_CST) == rq)) {
+			FTHR_ASSERT(a_load_relaxed(&c->sleepers) > 0);
+			__atomic_fetch_sub(&c->sleepers, 1, __ATOMIC_RELAXED);
+		}
 		w.sleeping = false;
 	}
 	/* Every return of the wait passes here, whichever way it saw seq
@@ -172,8 +203,8 @@ FTHR_HIDDEN int fthr_cond_signal(pthread_cond_t *cv)
 	if (fthr_drain_count(&c->waiters) == 0)
 		return 0;
 	__atomic_fetch_add(&c->seq, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&c->sleepers, __ATOMIC_SEQ_CST))
-		fthr_futex_wake(&c->seq, 1, c->flags & CF_SHARED);
+	if (__atomic_load_n(&c->sleepers, __ATOMIC_SEQ_CST) > 0)
+		count_out(c, fthr_futex_wake(&c->seq, 1, c->flags & CF_SHARED));
 	return 0;
 }
 
@@ -181,22 +212,27 @@ FTHR_HIDDEN int fthr_cond_broadcast(pthread_cond_t *cv)
 {
 	struct cond *c = C(cv);
 	pthread_mutex_t *m;
-	int seq;
+	int seq, n;
 
 	if (fthr_drain_count(&c->waiters) == 0)
 		return 0;
 	seq = __atomic_add_fetch(&c->seq, 1, __ATOMIC_SEQ_CST);
-	if (!__atomic_load_n(&c->sleepers, __ATOMIC_SEQ_CST))
+	if (__atomic_load_n(&c->sleepers, __ATOMIC_SEQ_CST) <= 0)
 		return 0; /* spinners see seq move */
 	if (!(c->flags & CF_SHARED)) {
 		m = __atomic_load_n(&c->mutex, __ATOMIC_RELAXED);
 		if (m && fthr_mutex_requeue_ok(m)) {
-			if (fthr_futex_cmp_requeue(&c->seq, seq, 1, &m->__data.__lock,
-						   INT_MAX, false) >= 0)
+			/* before any sleeper can be moved (head comment) */
+			__atomic_fetch_add(&c->requeues, 1, __ATOMIC_SEQ_CST);
+			n = fthr_futex_cmp_requeue(&c->seq, seq, 1, &m->__data.__lock,
+						   INT_MAX, false);
+			if (n >= 0) {
+				count_out(c, n);
 				return 0;
+			}
 		}
 	}
-	fthr_futex_wake(&c->seq, INT_MAX, c->flags & CF_SHARED);
+	count_out(c, fthr_futex_wake(&c->seq, INT_MAX, c->flags & CF_SHARED));
 	return 0;
 }
 

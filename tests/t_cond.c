@@ -1769,6 +1769,131 @@ START_TEST(broadcast_requeues_onto_mutex)
 }
 END_TEST
 
+/* ==== 11. sleepers are counted out by their waker ==== */
+/* lib/thr_cond.c's struct cond: sleepers at byte 24 -- the waiters in
+ * futex_wait that no wake-up has taken off the futex queue yet. */
+static int cond_sleepers(pthread_cond_t *c)
+{
+	return __atomic_load_n((int *)((char *)c + 24), __ATOMIC_SEQ_CST);
+}
+
+static struct {
+	pthread_mutex_t m;
+	pthread_cond_t c;
+	int tid[4], waiting, go, done, timed;
+	struct timespec dl; /* the timed waiters' deadline */
+} co;
+
+static void *co_waiter(void *arg)
+{
+	int i = (int)(long)arg, r = 0;
+
+	pthread_mutex_lock(&co.m);
+	co.tid[i] = (int)syscall(SYS_gettid);
+	co.waiting++;
+	while (!co.go && r == 0) {
+		if (co.timed) {
+			r = pthread_cond_timedwait(&co.c, &co.m, &co.dl);
+		} else {
+			r = pthread_cond_wait(&co.c, &co.m);
+		}
+	}
+	co.done++;
+	pthread_mutex_unlock(&co.m);
+	return (void *)(long)r;
+}
+
+static void co_start(pthread_t *t, int n, int timed)
+{
+	memset(&co, 0, sizeof(co));
+	init_mutex(&co.m, PTHREAD_MUTEX_NORMAL, PTHREAD_PROCESS_PRIVATE);
+	ck_assert_int_eq(pthread_cond_init(&co.c, NULL), 0);
+	co.timed = timed;
+	co.dl = harness_deadline(CLOCK_REALTIME, 2000);
+	for (int i = 0; i < n; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, co_waiter, (void *)(long)i), 0);
+	ck_assert_msg(POLL_UNTIL(&co.m, co.waiting == n, 5000), "waiters never started");
+	for (int i = 0; i < n; i++)
+		harness_wait_asleep(co.tid[i], 5);
+}
+
+/* A producer that signals again and again while the consumer it woke has
+ * not run yet (here: it waits for the mutex we hold) must find no sleeper
+ * left to wake, so that those signals make no system call. */
+START_TEST(signal_counts_out_the_sleeper_it_woke)
+{
+	pthread_t t;
+
+	co_start(&t, 1, 0);
+	pthread_mutex_lock(&co.m);
+	ck_assert_int_eq(cond_sleepers(&co.c), 1);
+	co.go = 1;
+	ck_assert_int_eq(pthread_cond_signal(&co.c), 0);
+	ck_assert_msg(cond_sleepers(&co.c) == 0,
+		      "the signal woke the only sleeper but left sleepers at %d",
+		      cond_sleepers(&co.c));
+	for (int i = 0; i < 1000; i++)
+		ck_assert_int_eq(pthread_cond_signal(&co.c), 0);
+	ck_assert_int_eq(cond_sleepers(&co.c), 0);
+	pthread_mutex_unlock(&co.m);
+	ck_assert_ptr_null(harness_join(t, 5));
+	ck_assert_int_eq(co.done, 1);
+	ck_assert_int_eq(pthread_cond_destroy(&co.c), 0);
+}
+END_TEST
+
+/* Sleepers a broadcast requeued onto the mutex word time out there (we
+ * hold the mutex past their deadline): the broadcast counted them out, so
+ * they must not count themselves out again (sleepers would go below the
+ * truth, and a later signal would find "nobody" asleep next to a real
+ * sleeper). Afterwards one signal still wakes one new sleeper. */
+START_TEST(requeued_sleepers_that_time_out_are_counted_once)
+{
+	pthread_t t[4];
+	int64_t t0;
+
+	co_start(t, 4, 1);
+	pthread_mutex_lock(&co.m);
+	ck_assert_int_eq(cond_sleepers(&co.c), 4);
+	co.go = 1;
+	ck_assert_int_eq(pthread_cond_broadcast(&co.c), 0);
+	ck_assert_int_eq(cond_sleepers(&co.c), 0);
+	/* past the waiters' deadline, asleep on the mutex word */
+	while (harness_now_ns(CLOCK_REALTIME) < ts_ns(&co.dl) + 300 * 1000000LL)
+		usleep(10000);
+	pthread_mutex_unlock(&co.m);
+	for (int i = 0; i < 4; i++) {
+		void *r = harness_join(t[i], 5);
+
+		/* seq moved before the deadline: 0, not ETIMEDOUT */
+		ck_assert_ptr_null(r);
+	}
+	ck_assert_int_eq(co.done, 4);
+	ck_assert_msg(cond_sleepers(&co.c) == 0, "sleepers %d after all left",
+		      cond_sleepers(&co.c));
+	/* a new sleeper, one signal */
+	co.go = 0;
+	co.timed = 0;
+	co.waiting = 0;
+	ck_assert_int_eq(pthread_create(&t[0], NULL, co_waiter, (void *)0L), 0);
+	ck_assert_msg(POLL_UNTIL(&co.m, co.waiting == 1, 5000), "waiter never started");
+	harness_wait_asleep(co.tid[0], 5);
+	pthread_mutex_lock(&co.m);
+	co.go = 1;
+	ck_assert_int_eq(pthread_cond_signal(&co.c), 0);
+	pthread_mutex_unlock(&co.m);
+	t0 = harness_now_ns(CLOCK_MONOTONIC);
+	while (!POLL_UNTIL(&co.m, co.done == 5, 100) &&
+	       harness_now_ns(CLOCK_MONOTONIC) - t0 < NS)
+		;
+	ck_assert_msg(POLL_UNTIL(&co.m, co.done == 5, 100),
+		      "the signal did not wake the new sleeper (sleepers %d)",
+		      cond_sleepers(&co.c));
+	ck_assert_ptr_null(harness_join(t[0], 5));
+	ck_assert_int_eq(pthread_cond_destroy(&co.c), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cond");
@@ -1806,6 +1931,8 @@ int main(void)
 	tcase_add_test(tc, cleanup_handler_waits_after_cancel);
 	tc = harness_tcase(s, "requeue", 20);
 	tcase_add_test(tc, broadcast_requeues_onto_mutex);
+	tcase_add_test(tc, signal_counts_out_the_sleeper_it_woke);
+	tcase_add_test(tc, requeued_sleepers_that_time_out_are_counted_once);
 	tc = harness_tcase(s, "destroy", 20);
 	tcase_add_test(tc, destroy_no_waiters);
 	tcase_add_test(tc, destroy_right_after_broadcast);
