@@ -465,8 +465,13 @@ static inline int try_write(struct rwlock *l)
 	return EBUSY;
 }
 
+/* Wake w, unless an earlier unlock did and w has not run since (on a busy
+ * cpu that may take a while: every unlock meanwhile finds the lock free
+ * with w's mark set and comes here). */
 static void hand(struct waiter *w)
 {
+	if (w->handed)
+		return;
 	w->handed = 1;
 	fthr_futex_wake(&w->handed, 1, false);
 }
