@@ -6,6 +6,10 @@
  *            bit 29 RD_WAIT (readers sleep), bits 0-28 readers holding
  *   lock     a low-level lock (lll.h) over the sleeping bookkeeping below
  *   rseq     pshared: futex word readers sleep on; wseq, the writers' one
+ *   pending  private (in rseq's place): 1 when a hand-over may find
+ *            someone new to wake; 0 once one ran (it wakes whom the rules
+ *            choose, and another would choose the same), until the queue
+ *            changes (a sleeper queues, dequeues, or sleeps again)
  *   rwait, wwait   sleeping readers and writers (under lock)
  *   queue    private: the sleepers, one node each on its own stack (prio,
  *            reader or writer, and 'handed', the futex word it sleeps on)
@@ -21,11 +25,22 @@
  *   sleep    under lock: rwait/wwait += 1, set RD_WAIT/WR_WAIT (private: and
  *            queue the node); then loop { try (an unlock the try misses saw
  *            the bit); pshared: s = rseq/wseq, drop lock, futex_wait(rseq/
- *            wseq, s); private: drop lock, futex_wait(node.handed, 0);
- *            take lock }; count down (clear the bit at 0) and dequeue only
- *            when leaving, so a waking writer keeps readers off meanwhile.
+ *            wseq, s); private: (pending = 1 first, when queued or
+ *            handed anew) drop lock, futex_wait(node.handed, 0);
+ *            take lock };
+ *            count down (clear the bit at 0) and dequeue only when
+ *            leaving, so a waking writer keeps readers off meanwhile.
  *   unlock   CAS the hold away; if that left the lock free with a WAIT bit
- *            set, wake under lock.
+ *            set, wake under lock -- private: only if pending; else the
+ *            sleepers the rules choose were handed the lock already and
+ *            will try again. Every write of pending but wake_queued's is
+ *            a sequentially consistent RMW, and the unlock reads it with
+ *            one after its own RMW on state, so one of the two reads the
+ *            other's write: a sleeper that sets pending before it tries
+ *            (or a timed-out one before it repeats the wake decision)
+ *            either is seen by the unlock, or sees the unlock. A sleeper
+ *            that leaves with the lock sets it before its unlock, whose
+ *            release the freeing unlock acquires (acq_rel state RMWs).
  *            private: hand over in priority order (SCHED_FIFO/RR priority,
  *            0 for other policies): the first highest-priority writer if
  *            none of the readers is above it (ties go to the writer when
@@ -98,7 +113,10 @@
 struct rwlock {
 	volatile int state;
 	volatile int lock;
-	volatile int rseq;
+	union {
+		volatile int rseq;	/* pshared */
+		volatile int pending;	/* private */
+	};
 	volatile int wseq;
 	int rwait;
 	int wwait;
@@ -490,6 +508,9 @@ static void wake_queued(struct rwlock *l)
 		} else if (w->prio > rmax) {
 			rmax = w->prio;
 		}
+	/* this choice wakes whom a next one would choose, until the queue
+	 * changes */
+	a_store_relaxed(&l->pending, 0);
 	tie_to_writer = bw && (prefers_writers(l) || bw->prio > 0);
 	if (bw && (bw->prio > rmax || (bw->prio == rmax && tie_to_writer))) {
 		hand(bw);
@@ -537,7 +558,7 @@ static int rw_sleep_loop(struct rwlock *l, bool writer, clockid_t clk,
 	volatile int *seqw = writer ? &l->wseq : &l->rseq;
 	int *count = writer ? &l->wwait : &l->rwait;
 	int bit = writer ? WR_WAIT : RD_WAIT;
-	bool shared = l->shared, timed_out = false;
+	bool shared = l->shared, timed_out = false, handed = false;
 	struct waiter **pp;
 	int r, seq;
 
@@ -556,27 +577,37 @@ static int rw_sleep_loop(struct rwlock *l, bool writer, clockid_t clk,
 			;
 		*pp = &self;
 	}
-	while ((r = writer ? try_write(l) : try_read_as(l, self.handed)) == EBUSY &&
-	       !timed_out) {
+	for (;;) {
 		const struct timespec *dl = timed ? abstime : NULL;
 
+		if (!shared && (handed || !self.handed)) {
+			/* queued, or handed and about to sleep again: news for
+			 * the next hand-over (head comment) */
+			self.handed = 0;
+			(void)__atomic_exchange_n(&l->pending, 1, __ATOMIC_SEQ_CST);
+		}
+		r = writer ? try_write(l) : try_read_as(l, handed);
+		if (r != EBUSY || timed_out)
+			break;
 		if (shared) {
 			seq = a_load_relaxed(seqw);
 			fthr_lll_unlock(&l->lock, shared);
 			timed_out = fthr_futex_wait(seqw, seq, true, clk, dl) == ETIMEDOUT;
 		} else {
-			self.handed = 0;
 			fthr_lll_unlock(&l->lock, shared);
 			while (!self.handed && !timed_out)
 				timed_out = fthr_futex_wait(&self.handed, 0, false, clk,
 							    dl) == ETIMEDOUT;
 		}
 		fthr_lll_lock(&l->lock, shared);
+		handed = !shared && self.handed;
 	}
 	if (!shared) {
 		for (pp = &l->queue; *pp != &self; pp = &(*pp)->next)
 			;
 		*pp = self.next;
+		/* the choice may fall on another sleeper now (head comment) */
+		(void)__atomic_exchange_n(&l->pending, 1, __ATOMIC_SEQ_CST);
 	}
 	FTHR_ASSERT(*count > 0 && (a_load_relaxed(&l->state) & bit));
 	if (--(*count) == 0)
@@ -643,6 +674,10 @@ static inline int rdlock(pthread_rwlock_t *rw, clockid_t clk,
 static inline void wake_if_free(struct rwlock *l, int n)
 {
 	if (unlikely((n & (WR_WAIT | RD_WAIT)) && !(n & (WRITER | READERS)))) {
+		/* private: nobody to hand over to but sleepers handed already,
+		 * who have not run yet (head comment) */
+		if (!l->shared && __atomic_fetch_add(&l->pending, 0, __ATOMIC_SEQ_CST) == 0)
+			return;
 		fthr_lll_lock(&l->lock, l->shared);
 		wake_locked(l);
 		fthr_lll_unlock(&l->lock, l->shared);
@@ -661,7 +696,7 @@ static inline int write_release(struct rwlock *l)
 
 	FTHR_ASSERT((a_load_relaxed(&l->state) & (WRITER | READERS)) == WRITER);
 	l->writer = 0;
-	n = __atomic_and_fetch(&l->state, ~WRITER, __ATOMIC_RELEASE);
+	n = __atomic_and_fetch(&l->state, ~WRITER, __ATOMIC_ACQ_REL); /* (pending) */
 	if (unlikely(n & (WR_WAIT | RD_WAIT)))
 		wake_if_free_slow(l, n);
 	return 0;
@@ -795,7 +830,7 @@ static FTHR_NOINLINE int unlock_others_read(struct rwlock *l, int s)
 		if (s & WRITER || !(s & READERS))
 			return 0;
 	} while (!__atomic_compare_exchange_n(&l->state, &s, s - 1, true,
-					      __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+					      __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
 	wake_if_free(l, s - 1);
 	return 0;
 }
@@ -821,7 +856,7 @@ static FTHR_NOINLINE int unlock_slow(struct rwlock *l)
 	if (unlikely(fthr_self_rec.rdlocks == 0))
 		return unlock_others_read(l, s);
 	fthr_self_rec.rdlocks--;
-	n = __atomic_sub_fetch(&l->state, 1, __ATOMIC_RELEASE);
+	n = __atomic_sub_fetch(&l->state, 1, __ATOMIC_ACQ_REL); /* (pending) */
 	FTHR_ASSERT((n & READERS) != READERS); /* no reader count wrapped */
 	wake_if_free(l, n);
 	return 0;
