@@ -9,7 +9,8 @@
  *   mutex     the mutex of the latest wait (the requeue target)
  *   sleepers  waiters that gave up spinning and sleep in futex_wait, and
  *             that no wake-up has taken off the futex queue yet
- *   requeues  + 1 before every requeueing broadcast
+ *   rq_begun, rq_done   requeueing broadcasts begun (+ 1 before the
+ *             requeue) and done (+ 1 after it returned)
  *
  *   wait       waiters += 1; s = seq; release the mutex; spin (self.h) a
  *              while for seq != s; else sleepers += 1, futex_wait(seq, s),
@@ -33,9 +34,14 @@
  * Who counts a sleeper out: a wait that returns 0 was taken off the queue
  * by a wake or a requeue (futex.h: fthr_futex_counts_exact), whose caller
  * subtracts it. A wait that returns anything else (EAGAIN, ETIMEDOUT,
- * EINTR) subtracts itself -- unless a requeueing broadcast came meanwhile
- * (requeues moved): a requeued sleeper can time out or be interrupted on
- * the mutex word after the broadcast counted it out. It then counts
+ * EINTR) subtracts itself -- unless a requeueing broadcast may have moved
+ * it: a requeued sleeper can time out or be interrupted on the mutex word
+ * after the broadcast counted it out. Before it counts itself in, the
+ * sleeper reads rq_begun, then rq_done; it subtracts itself only if they
+ * were equal (no requeue under way: one that began before and ended after
+ * those reads may have moved it, as may a broadcast that read the seq the
+ * sleeper waits on, verify/README.md real bug 5) and rq_begun is still
+ * what it read (none began since). Otherwise it counts
  * nothing, and so may leave sleepers one too high, as may a cancelled
  * sleeper or a stale wake-up: too high costs a futex_wake that wakes
  * nobody, never a lost wake-up. (A backend without exact counts: each
@@ -75,9 +81,10 @@ struct cond {
 	volatile int seq;
 	volatile int waiters;
 	int flags;
-	volatile int requeues; /* + 1 before every requeueing broadcast */
+	volatile int rq_begun; /* requeueing broadcasts begun (head comment) */
 	pthread_mutex_t *mutex;
 	volatile int sleepers; /* in futex_wait (or about to be), not yet woken */
+	volatile int rq_done;  /* requeueing broadcasts done */
 };
 _Static_assert(sizeof(struct cond) <= sizeof(pthread_cond_t), "cond fits");
 _Static_assert(_Alignof(struct cond) <= _Alignof(pthread_cond_t), "cond aligned");
@@ -102,8 +109,12 @@ struct wait_ctx {
  * more (with exact counts; see the head comment). */
 static inline void count_out(struct cond *c, int n)
 {
-	if (n > 0 && fthr_futex_counts_exact)
-		__atomic_fetch_sub(&c->sleepers, n, __ATOMIC_RELAXED);
+	if (n > 0 && fthr_futex_counts_exact) {
+		int left = __atomic_sub_fetch(&c->sleepers, n, __ATOMIC_RELAXED);
+
+		FTHR_ASSERT(left >= 0); /* verify/cond.pml asserts it too */
+		(void)left;
+	}
 }
 
 static void cond_cancelled(void *arg)
@@ -128,6 +139,7 @@ static int cond_wait(pthread_cond_t *cv, pthread_mutex_t *m, clockid_t clk,
 	struct wait_ctx w = { .c = c, .m = m };
 	bool shared = c->flags & CF_SHARED;
 	int seq, rq, r, lr;
+	bool rq_quiet;
 
 	if (abstime && (r = fthr_abstime_check(abstime)) != 0)
 		return r;
@@ -144,13 +156,15 @@ static int cond_wait(pthread_cond_t *cv, pthread_mutex_t *m, clockid_t clk,
 		r = 0;
 	} else {
 		w.slept = w.sleeping = true;
-		rq = a_load_relaxed(&c->requeues);
+		rq = __atomic_load_n(&c->rq_begun, __ATOMIC_SEQ_CST);
+		rq_quiet = __atomic_load_n(&c->rq_done, __ATOMIC_SEQ_CST) == rq;
 		__atomic_fetch_add(&c->sleepers, 1, __ATOMIC_SEQ_CST);
 		r = fthr_futex_wait_cancelable(&c->seq, seq, shared, clk, abstime,
 					       cond_cancelled, &w);
 		/* counted out by a waker? (head comment) */
 		if (!fthr_futex_counts_exact ||
-		    (r != 0 && __atomic_load_n(&c->requeues, __ATOMIC_SEQ_CST) == rq)) {
+		    (r != 0 && rq_quiet &&
+		     __atomic_load_n(&c->rq_begun, __ATOMIC_SEQ_CST) == rq)) {
 			FTHR_ASSERT(a_load_relaxed(&c->sleepers) > 0);
 			__atomic_fetch_sub(&c->sleepers, 1, __ATOMIC_RELAXED);
 		}
@@ -222,10 +236,11 @@ FTHR_HIDDEN int fthr_cond_broadcast(pthread_cond_t *cv)
 	if (!(c->flags & CF_SHARED)) {
 		m = __atomic_load_n(&c->mutex, __ATOMIC_RELAXED);
 		if (m && fthr_mutex_requeue_ok(m)) {
-			/* before any sleeper can be moved (head comment) */
-			__atomic_fetch_add(&c->requeues, 1, __ATOMIC_SEQ_CST);
+			/* around the requeue (head comment) */
+			__atomic_fetch_add(&c->rq_begun, 1, __ATOMIC_SEQ_CST);
 			n = fthr_futex_cmp_requeue(&c->seq, seq, 1, &m->__data.__lock,
 						   INT_MAX, false);
+			__atomic_fetch_add(&c->rq_done, 1, __ATOMIC_SEQ_CST);
 			if (n >= 0) {
 				count_out(c, n);
 				return 0;
