@@ -4,7 +4,24 @@
  *
  * Words: mem[SEQ] the cond's seq (futex word), mem[M] the mutex's lock word
  * (futex word, 0/1/2); c_waiters (the drain count), c_sleepers, c_mutex
- * (c->mutex set by a waiter) as plain shared ints.
+ * (c->mutex set by a waiter) as plain shared ints; c->requeues as rqs[]
+ * (below: whether it moved since each waiter's snapshot).
+ *
+ * The sleepers count (thr_cond.c head comment, Linux: exact futex counts):
+ * sleepers are the waiters in futex_wait that no wake-up took off the futex
+ * queue yet. fthr_futex_wake and fthr_futex_cmp_requeue return how many
+ * they took off (woken + moved, futex.pml's count), and the signaller,
+ * broadcaster or cancellation cleanup subtracts that in a later step
+ * (count_out). A waiter reads rq = requeues before sleepers += 1; after the
+ * wait it subtracts itself only if the wait returned non-zero (EAGAIN,
+ * ETIMEDOUT, EINTR) and requeues == rq (a requeueing broadcast does
+ * requeues += 1 before its FUTEX_CMP_REQUEUE, and a requeued sleeper can
+ * time out or be interrupted on the mutex word after the broadcast
+ * counted it out). A cancelled sleeper stays counted. A 0 return without a
+ * wake (SPURIOUS) also leaves sleepers one too high: an over-count costs a
+ * wake that wakes nobody, never a lost wake-up. Checked besides: sleepers
+ * never goes negative (assert at every subtraction; the C code's
+ * FTHR_ASSERT(sleepers > 0) before a waiter's own).
  *
  * The re-take rule (thr_cond.c head comment, cond_wait, cond_cancelled): a
  * waiter that slept in futex_wait re-takes the mutex marked, with SWAP(2),
@@ -29,6 +46,15 @@
  * Options (spin -D...): NWAIT, NSIG, SIG_UNLOCKED, ONLY_SIGNAL,
  * ONLY_BROADCAST, FLAGS, SHARED (pshared cond: no requeue), FUTEX_FIFO,
  * TIMEOUTS, CANCELS, SPURIOUS, EINTRS (futex.pml).
+ *   -DINEXACT  the protocol of a backend without exact counts
+ *             (fthr_futex_counts_exact false, futex_freebsd.c; also the
+ *             Linux protocol before exact counts): every sleeper subtracts
+ *             itself after its wait, and the cancellation cleanup for it;
+ *             wakers subtract nothing and requeues is not used. (Run once,
+ *             not in run.sh: the state counts of the old model, exactly.)
+ *   -DNO_INVARIANTS  a build without --enable-invariants: FTHR_ASSERT is
+ *             nothing, sleepers is a signed int that may go negative, and
+ *             no assertion checks it (what such a bug then does).
  *
  * Checked: mutual exclusion on the mutex (assert), the mutex held on return
  * from a wait, and no deadlock / no lost wake-up: every thread reaches its
@@ -46,11 +72,39 @@
  *             a waiter re-takes the mutex marked only if
  *             requeued_since(c, seq) (also in cond_cancelled).
  *
- * Seeded bug (run seeded/cond_signal_noseq, with -DONLY_SIGNAL; must fail):
+ * REAL BUG 5 (see README.md), in the C code now (not fixed yet): a waiter
+ * can take its rq snapshot after a broadcast's requeues += 1 and still be
+ * requeued by that broadcast's FUTEX_CMP_REQUEUE (it read the
+ * broadcast's own seq, as in real bug 1, and slept before the requeue).
+ * If it then times out (or gets EINTR) on the mutex word, requeues == rq,
+ * and it counts itself out after the broadcast did: sleepers one too low.
+ * The model's default (the C code) fails with -DFLAGS -DSIG_UNLOCKED
+ * -DTIMEOUTS=1 (run realbug/cond-requeue-count: assertion violated;
+ * realbug/cond-requeue-count-lost with -DNO_INVARIANTS: sleepers -1, a
+ * later sleeper brings it to 0, the next broadcast wakes nobody: invalid
+ * end state).
+ *   -DFIX_RQ_BUSY  the candidate fix (not in the C code): requeues also
+ *             counts the requeues under way in its low bits. A broadcast
+ *             adds RQ_GEN + 1 before its FUTEX_CMP_REQUEUE (a new
+ *             generation, busy) and subtracts 1 after it returns; a waiter
+ *             counts itself out only if its snapshot was not busy and the
+ *             word is still equal to it. A requeue that moves a waiter
+ *             comes after its snapshot, so the snapshot either precedes
+ *             the requeue's add (the generation moved) or sees it busy.
+ *             Runs cond-bcast-unlocked-fix-rq, cond-2bcast-timeouts-fix-rq.
+ *
+ * Seeded bugs (must fail):
  *   -DSEED_SIGNAL_NOSEQ  fthr_cond_signal does not bump seq: a waiter that
  *             has not yet slept (spinning, or counted in sleepers but not
  *             yet compared) misses the signal and sleeps forever (invalid
- *             end state).
+ *             end state; run seeded/cond_signal_noseq, with -DONLY_SIGNAL).
+ *   -DSEED_NO_REQUEUE_CHECK  the waiter ignores requeues and subtracts
+ *             itself on every non-zero return: a sleeper that a broadcast
+ *             requeued onto the mutex word, and so counted out, and that
+ *             then times out there is counted out twice (assertion
+ *             violated: sleepers would go negative; run
+ *             seeded/cond_norequeue_check, with -DFLAGS -DTIMEOUTS=1:
+ *             broadcasts under the mutex, where the default passes).
  */
 #ifndef NWAIT
 #define NWAIT 2
@@ -66,7 +120,13 @@
 #include "lll.pml"
 
 byte c_waiters;			/* struct cond waiters (drain.h count) */
-byte c_sleepers;		/* struct cond sleepers */
+#ifdef NO_INVARIANTS
+short c_sleepers;		/* struct cond sleepers: an int, unchecked */
+#define SLEEPERS_ASSERT(e)	skip
+#else
+byte c_sleepers;		/* struct cond sleepers (asserted never < 0) */
+#define SLEEPERS_ASSERT(e)	assert(e)
+#endif
 bit c_mutex;			/* struct cond mutex != NULL */
 #ifdef RQ_SEQ
 int c_rq_seq;			/* old struct cond rq_seq */
@@ -74,6 +134,46 @@ int c_rq_seq;			/* old struct cond rq_seq */
 byte tokens;			/* the program's predicate, under the mutex */
 byte holder;			/* _pid + 1 of the mutex holder (ghost) */
 byte finished;			/* threads finished (ghost) */
+
+/* struct cond requeues, as the only thing the waiters ask of it: has it
+ * moved since my snapshot rq? (the counter only grows, and nothing else
+ * reads it; its wrap-around is not modelled). rqs[p] = 1: waiter p holds a
+ * snapshot and requeues has not moved since; 0: it has moved, or p holds
+ * no snapshot (p reads rqs[p] only while it holds one). This keeps the
+ * counter's absolute value out of the state. */
+bit rqs[NWAIT];
+#ifdef FIX_RQ_BUSY
+byte c_rq_busy;			/* candidate fix: requeues' busy count (its low bits) */
+#endif
+
+/* rq = a_load_relaxed(&c->requeues); with FIX_RQ_BUSY a snapshot taken
+ * while a requeue is busy never compares equal */
+inline rq_snap()
+{
+#ifdef FIX_RQ_BUSY
+	rqs[_pid] = (c_rq_busy == 0)
+#else
+	rqs[_pid] = 1
+#endif
+}
+
+/* load(&c->requeues) == rq (with FIX_RQ_BUSY, a busy count at the load
+ * means a new generation since the snapshot, or a busy snapshot) */
+#define RQ_SAME	(rqs[_pid] == 1)
+
+/* a broadcast's requeues += 1 (fetch_add), part of its atomic step */
+inline rq_bump()
+{
+	fw_i = 0;
+	do
+	:: fw_i < NWAIT -> if
+			  :: rqs[fw_i] -> rqs[fw_i] = 0
+			  :: else -> skip
+			  fi; fw_i++
+	:: else -> break
+	od;
+	fw_i = 0
+}
 
 /* mutex_took / mutex_release bookkeeping, as a ghost check */
 inline took()
@@ -120,6 +220,31 @@ inline mutex_cond_lock(marked)
 	took()						/* mutex_took */
 }
 
+/* thr_cond.c count_out(c, n): a waker took n sleepers off the futex queue
+ * (n = 0 and the step is skipped when it took none); n back to 0 */
+inline count_out(n)
+{
+	if
+	:: n > 0 -> atomic { SLEEPERS_ASSERT(c_sleepers >= n);	/* never negative */
+		c_sleepers = c_sleepers - n; n = 0 }	/* fetch_sub(&c->sleepers, n) */
+	:: else -> skip
+	fi
+}
+
+/* a waiter counts itself out: FTHR_ASSERT(sleepers > 0); fetch_sub(1) */
+inline self_out()
+{
+	atomic { SLEEPERS_ASSERT(c_sleepers > 0); c_sleepers-- }
+}
+
+/* fthr_futex_wake(&c->seq, n) whose result goes to count_out (wn: the
+ * caller's scratch, 0 between uses); without exact counts, dropped */
+#ifdef INEXACT
+#define WAKE_OUT(n, wn)	futex_wake(SEQ, n)
+#else
+#define WAKE_OUT(n, wn)	futex_wake_cnt(SEQ, n, wn); count_out(wn)
+#endif
+
 #ifdef RQ_SEQ
 /* old thr_cond.c requeued_since(c, seq): (int)(rq_seq - seq) > 0 */
 #define REQUEUED_SINCE(s) (c_rq_seq - (s) > 0)
@@ -137,27 +262,55 @@ inline cond_wait(timed, res)
 	if
 	:: mem[SEQ] != s -> r = F_OK		/* FTHR_SPIN_UNTIL(seq != s) */
 	:: else ->
+#ifndef INEXACT
+		rq_snap();			/* rq = a_load_relaxed(&c->requeues) */
+#endif
 		c_sleepers++;			/* fetch_add(&c->sleepers, 1) */
 #ifndef RQ_SEQ
 		slept = 1;			/* slept = true */
 #endif
 		futex_wait_cancelable(SEQ, s, r, timed);
 		if
+#ifdef INEXACT
 		:: r == F_CANCELLED ->
+#else
+		:: atomic { r == F_CANCELLED -> rqs[_pid] = 0 } ->
+#endif
 			/* cond_cancelled(&w) */
 #ifdef RQ_SEQ
 			slept = REQUEUED_SINCE(s);	/* old: marked = requeued_since(c, seq) */
 #endif
-			c_sleepers--;		/* fetch_sub(&c->sleepers, 1) */
-			futex_wake(SEQ, 1);	/* pass on what we may have taken */
+#ifdef INEXACT
+			self_out();		/* w->sleeping && !counts_exact */
+#endif
+			/* (exact counts: it stays counted, one too many at worst) */
+			WAKE_OUT(1, wn);	/* pass on what we may have taken */
 			c_waiters--;		/* fthr_drain_leave */
 #ifdef RQ_SEQ
 			mutex_cond_lock(slept)	/* old: (m, saved, marked) */
 #else
 			mutex_cond_lock(1)	/* (m, saved, true): it slept */
 #endif
+#ifdef INEXACT
 		:: else ->
-			c_sleepers--		/* fetch_sub(&c->sleepers, 1) */
+			self_out()		/* !counts_exact: fetch_sub(&c->sleepers, 1) */
+#else
+		/* counted out by a waker? r != 0 && load(&c->requeues) == rq */
+#ifdef SEED_NO_REQUEUE_CHECK
+		/* SEEDED BUG: requeues ignored: a sleeper requeued onto the
+		 * mutex word (counted out by the broadcast) that times out or
+		 * is interrupted there counts itself out again */
+		:: atomic { r != F_CANCELLED && r != F_OK -> rqs[_pid] = 0 } ->
+			self_out()
+		:: atomic { r == F_OK -> rqs[_pid] = 0 }
+#else
+		:: atomic { r != F_CANCELLED && r != F_OK && RQ_SAME -> rqs[_pid] = 0 } ->
+			self_out()
+		:: atomic { r != F_CANCELLED && (r == F_OK || !RQ_SAME) -> rqs[_pid] = 0 }
+			/* woken (0: by a waker that counts it out), or maybe
+			 * requeued (counted out by the broadcast) */
+#endif
+#endif
 		fi
 	fi;
 	if
@@ -190,7 +343,7 @@ inline cond_signal()
 		mem[SEQ]++;			/* fetch_add(&c->seq, 1) */
 #endif
 		if
-		:: c_sleepers != 0 -> futex_wake(SEQ, 1)
+		:: c_sleepers > 0 -> WAKE_OUT(1, wn)	/* count_out(c, futex_wake(&c->seq, 1)) */
 		:: else -> skip
 		fi
 	fi
@@ -204,7 +357,7 @@ inline cond_broadcast()
 	:: else ->
 		atomic { mem[SEQ]++; bseq = mem[SEQ] };	/* seq = add_fetch(&c->seq, 1) */
 		if
-		:: c_sleepers == 0 -> skip	/* spinners see seq move */
+		:: c_sleepers <= 0 -> skip	/* spinners see seq move */
 		:: else ->
 #ifndef SHARED
 			if
@@ -212,13 +365,30 @@ inline cond_broadcast()
 #ifdef RQ_SEQ
 				c_rq_seq = bseq;	/* old: store(&c->rq_seq, seq) */
 #endif
-				futex_cmp_requeue(SEQ, bseq, 1, M, ALL, rr);
+#ifdef INEXACT
+				atomic { futex_cmp_requeue(SEQ, bseq, 1, M, ALL, rr, fw_k); fw_k = 0 };
 				bdone = (rr == F_OK)
+#else
+#ifdef FIX_RQ_BUSY
+				/* fetch_add(&c->requeues, RQ_GEN + 1): a new
+				 * generation, and busy until the requeue returned */
+				atomic { c_rq_busy++; rq_bump() };
+#else
+				atomic { rq_bump() };	/* fetch_add(&c->requeues, 1) */
+#endif
+				/* n = fthr_futex_cmp_requeue(...); if (n >= 0) count_out(c, n) */
+				atomic { futex_cmp_requeue(SEQ, bseq, 1, M, ALL, rr, wn);
+					bdone = (rr == F_OK); rr = 0 };
+#ifdef FIX_RQ_BUSY
+				c_rq_busy--;		/* fetch_sub(&c->requeues, 1) */
+#endif
+				count_out(wn)		/* (0 after EAGAIN) */
+#endif
 			:: else -> skip
 			fi;
 #endif
 			if
-			:: !bdone -> futex_wake(SEQ, ALL)
+			:: !bdone -> WAKE_OUT(ALL, wn)	/* count_out(c, futex_wake(&c->seq, INT_MAX)) */
 			:: else -> skip
 			fi
 		fi
@@ -256,6 +426,7 @@ active [NWAIT] proctype waiter()
 {
 	LLL_LOCALS;
 	byte s, r, slept, res;		/* with RQ_SEQ, slept is the old marked */
+	byte wn;			/* a wake's count (rq: rqs[_pid]) */
 
 	mutex_lock();				/* pthread_mutex_lock(m) */
 	do
@@ -282,7 +453,7 @@ out:
 active [NSIG] proctype signaller()
 {
 	LLL_LOCALS;
-	byte bseq, rr, bdone, k;
+	byte bseq, rr, bdone, k, wn;	/* wn: a wake's or requeue's count */
 
 	k = _pid - NWAIT;
 	do

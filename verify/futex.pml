@@ -24,6 +24,13 @@
  *   requeue   FUTEX_CMP_REQUEUE: if mem[a] != expect EAGAIN; else wake
  *             nwake of a's sleepers (any of them) and move up to nmove of
  *             the rest to sleep on a2.
+ *   counts    futex_wake_cnt and futex_cmp_requeue also report, in the
+ *             same atomic step, how many sleepers they took off a's queue
+ *             (woken + moved: the return value of FUTEX_WAKE and
+ *             FUTEX_CMP_REQUEUE, fthr_futex_counts_exact) into a variable
+ *             of the caller, which must be 0 before the call; the caller
+ *             acts on it in later steps and sets it back to 0. Plain
+ *             futex_wake counts into the scratch fw_k and drops it.
  *   optional  events, each with a global budget (0 by default; set with
  *             spin -DSPURIOUS=1 etc.) so that a lost wake-up cannot be
  *             masked forever by them (once the budget is spent the sleeper
@@ -79,7 +86,7 @@ byte cancel_left = CANCELS;
 
 /* scratch of the atomic kernel operations (always 0 between operations,
  * so they add nothing to the state space) */
-byte fw_i, fw_c, fw_n, fw_m;
+byte fw_i, fw_c, fw_n, fw_m, fw_k;
 
 #ifdef FUTEX_FIFO
 /* FIFO variant (all threads of one priority: the kernel's plist order):
@@ -130,14 +137,14 @@ inline fq_oldest(addr)
 
 /* wake the n oldest sleepers on addr; with addr2, move all the others to
  * the tail of addr2's queue, in their order (nmove is always INT_MAX in
- * fthr, and this variant assumes it) */
-inline futex_pick(addr, n, addr2, nmove)
+ * fthr, and this variant assumes it); cnt += the number woken or moved */
+inline futex_pick(addr, n, addr2, nmove, cnt)
 {
 	fw_n = n;
 	do
 	:: fw_n > 0 -> fq_oldest(addr);
 		if
-		:: fw_m < NPROC -> fsleep[fw_m] = 0; fq_remove(fw_m); fw_n--
+		:: fw_m < NPROC -> fsleep[fw_m] = 0; fq_remove(fw_m); fw_n--; cnt++
 		:: else -> fw_n = 0
 		fi
 	:: else -> break
@@ -146,7 +153,7 @@ inline futex_pick(addr, n, addr2, nmove)
 	:: addr2 != 0 -> fq_oldest(addr);
 		if
 		:: fw_m < NPROC -> fsleep[fw_m] = addr2; fw_n = fw_m;
-			fq_remove(fw_n); fq_append(fw_n)
+			fq_remove(fw_n); fq_append(fw_n); cnt++
 		:: else -> break
 		fi
 	:: else -> break
@@ -162,8 +169,9 @@ inline futex_pick(addr, n, addr2, nmove)
 /* the kernel's choice of n sleepers on addr out of fw_c of them, in one
  * atomic step: each sleeper in turn is woken (while n remain) or passed
  * over (while more sleepers remain than wakes to give); a passed-over one
- * is moved to addr2 while nmove remain (addr2 0: plain wake). */
-inline futex_pick(addr, n, addr2, nmove)
+ * is moved to addr2 while nmove remain (addr2 0: plain wake); cnt += the
+ * number woken or moved. */
+inline futex_pick(addr, n, addr2, nmove, cnt)
 {
 	fw_c = 0; fw_i = 0;
 	do
@@ -178,10 +186,10 @@ inline futex_pick(addr, n, addr2, nmove)
 	:: fw_i >= NPROC -> break
 	:: fw_i < NPROC && fsleep[fw_i] != addr -> fw_i++
 	:: fw_i < NPROC && fsleep[fw_i] == addr && fw_n > 0 ->
-		fsleep[fw_i] = 0; fw_n--; fw_c--; fw_i++
+		fsleep[fw_i] = 0; fw_n--; fw_c--; fw_i++; cnt++
 	:: fw_i < NPROC && fsleep[fw_i] == addr && fw_c > fw_n ->
 		if
-		:: addr2 != 0 && fw_m > 0 -> fsleep[fw_i] = addr2; fw_m--
+		:: addr2 != 0 && fw_m > 0 -> fsleep[fw_i] = addr2; fw_m--; cnt++
 		:: else -> skip
 		fi;
 		fw_c--; fw_i++
@@ -249,20 +257,27 @@ inline futex_wait_cancelable(addr, expect, ret, timed)
 	fi
 }
 
-/* futex(2) FUTEX_WAKE: fthr_futex_wake(addr, n) */
+/* futex(2) FUTEX_WAKE: fthr_futex_wake(addr, n), its result dropped */
 inline futex_wake(addr, n)
 {
-	atomic { futex_pick(addr, n, 0, 0) }
+	atomic { futex_pick(addr, n, 0, 0, fw_k); fw_k = 0 }
+}
+
+/* the same, cnt = the result: how many it woke (cnt is 0 before) */
+inline futex_wake_cnt(addr, n, cnt)
+{
+	atomic { futex_pick(addr, n, 0, 0, cnt) }
 }
 
 /* futex(2) FUTEX_CMP_REQUEUE: fthr_futex_cmp_requeue(addr, expect, nwake,
- * addr2, nmove); ret F_OK (>= 0) or F_EAGAIN (-EAGAIN) */
-inline futex_cmp_requeue(addr, expect, nwake, addr2, nmove, ret)
+ * addr2, nmove); ret F_OK (>= 0) or F_EAGAIN (-EAGAIN); with F_OK, cnt =
+ * the number woken plus moved (cnt is 0 before) */
+inline futex_cmp_requeue(addr, expect, nwake, addr2, nmove, ret, cnt)
 {
 	atomic {
 		if
 		:: mem[addr] != expect -> ret = F_EAGAIN
-		:: else -> ret = F_OK; futex_pick(addr, nwake, addr2, nmove)
+		:: else -> ret = F_OK; futex_pick(addr, nwake, addr2, nmove, cnt)
 		fi
 	}
 }

@@ -6,7 +6,9 @@
 # VERIFY_DIR defaults to the directory of this script. Scratch files go to a
 # fresh directory under $TMPDIR (default /tmp), removed at the end unless a
 # run failed or KEEP=1. JOBS (default 2) runs that many pans at once, each
-# taking the next unclaimed run.
+# taking the next unclaimed run. RUNS (an awk extended regular expression)
+# keeps only the runs whose name it matches, e.g. RUNS='cond' or
+# RUNS='^(cond|seeded/cond)'.
 #
 # For every run below: spin -a, gcc the verifier (pan), run it, and print
 #   model  states-stored  depth  errors  PASS/FAIL
@@ -35,6 +37,7 @@ mkdir "$scratch/src" && cp "$dir"/*.pml "$scratch/src/" || exit 2
 #   mode safety:   cc -O1 -DSAFETY, pan (assertions + invalid end states)
 #   mode quick:    the same with cc -O0 (small state spaces: compiling
 #                  is the larger part of the run)
+#   mode large:    safety with -DMEMLIM=4096 (state spaces of 3 GB)
 #   mode liveness: cc -O1 -DNFAIR=3, pan -a -f (the model's LTL, weak
 #                  fairness)
 runs() {
@@ -45,9 +48,9 @@ cond-spurious|cond.pml|-DSPURIOUS=1 -DEINTRS=1|safety||ok|
 cond-flags|cond.pml|-DFLAGS -DTIMEOUTS=1 -DCANCELS=1|safety||ok|
 cond-signal-unlocked|cond.pml|-DSIG_UNLOCKED -DONLY_SIGNAL -DTIMEOUTS=1 -DCANCELS=1|safety||ok|
 cond-shared-unlocked|cond.pml|-DSHARED -DFLAGS -DSIG_UNLOCKED -DTIMEOUTS=1 -DCANCELS=1|safety||ok|
-cond-bcast-unlocked|cond.pml|-DFLAGS -DSIG_UNLOCKED -DTIMEOUTS=1 -DCANCELS=1|safety||ok|
+cond-bcast-unlocked-fix-rq|cond.pml|-DFIX_RQ_BUSY -DFLAGS -DSIG_UNLOCKED -DTIMEOUTS=1 -DCANCELS=1|safety||ok|
 cond-bcast-unlocked-fifo|cond.pml|-DFLAGS -DSIG_UNLOCKED -DFUTEX_FIFO|quick||ok|
-cond-2bcast-timeouts|cond.pml|-DFLAGS -DSIG_UNLOCKED -DNSIG=2 -DTIMEOUTS=1|safety||ok|
+cond-2bcast-timeouts-fix-rq|cond.pml|-DFIX_RQ_BUSY -DFLAGS -DSIG_UNLOCKED -DNSIG=2 -DTIMEOUTS=1|large||ok|
 cond-2bcast-cancels|cond.pml|-DFLAGS -DSIG_UNLOCKED -DNSIG=2 -DCANCELS=1|safety||ok|
 rwlock|rwlock.pml|-DTIMEOUTS=1|quick||ok|
 rwlock-2writers|rwlock.pml|-DNR=1 -DNW=2 -DTIMEOUTS=1|quick||ok|
@@ -78,6 +81,8 @@ barrier-over-count|barrier.pml|-DNTHR=4 -DCOUNT=2 -DITERS=1 -DSPURIOUS=1|safety|
 barrier-over-count-2rounds|barrier.pml|-DNTHR=3 -DCOUNT=2 -DITERS=2 -DSPURIOUS=1 -DSTRAND|quick|-E|ok|
 barrier-count1|barrier.pml|-DNTHR=3 -DCOUNT=1 -DITERS=2|quick||ok|
 realbug/cond-bcast-unlocked|cond.pml|-DRQ_SEQ -DFLAGS -DSIG_UNLOCKED -DFUTEX_FIFO|quick||err|invalid end state
+realbug/cond-requeue-count|cond.pml|-DFLAGS -DSIG_UNLOCKED -DTIMEOUTS=1|quick||err|assertion violated
+realbug/cond-requeue-count-lost|cond.pml|-DNO_INVARIANTS -DFLAGS -DSIG_UNLOCKED -DTIMEOUTS=1|quick||err|invalid end state
 realbug/barrier-over-count|barrier.pml|-DTWO_WORDS -DNTHR=4 -DCOUNT=2 -DITERS=1|quick||err|assertion violated
 realbug/barrier-over-count-lost|barrier.pml|-DTWO_WORDS -DNTHR=4 -DCOUNT=2 -DITERS=1 -DNO_ROUND_CHECK|quick||err|invalid end state
 realbug/rwlock-bias-recursive|rwlock_bias.pml|-DREVOKE_HOLDING_WRITER -DRECURSIVE_READ -DNSLOT=2 -DNR=1|quick||err|invalid end state
@@ -86,6 +91,7 @@ realbug/rwlock-bias-epoch|rwlock_bias.pml|-DNO_EPOCH -DNR=1 -DNW=2 -DITERS=3|qui
 check/rwlock-readerpref-ltl|rwlock.pml|-DPREFER_READER -DFOREVER -DLTL_WRITER -DSEQMOD=3 -DNOSPIN|liveness||err|acceptance cycle
 seeded/mutex_unlock_nowake|mutex.pml|-DSEED_UNLOCK_NOWAKE|quick||err|invalid end state
 seeded/cond_signal_noseq|cond.pml|-DSEED_SIGNAL_NOSEQ -DONLY_SIGNAL|quick||err|invalid end state
+seeded/cond_norequeue_check|cond.pml|-DSEED_NO_REQUEUE_CHECK -DFLAGS -DTIMEOUTS=1|quick||err|assertion violated
 seeded/rwlock_seq_late|rwlock.pml|-DSEED_SEQ_LATE|quick||err|invalid end state
 seeded/rwlock_bias_noreread|rwlock_bias.pml|-DSEED_NOREREAD|quick||err|assertion violated
 seeded/rwlock_bias_nowake|rwlock_bias.pml|-DSEED_NOWAKE|quick||err|invalid end state
@@ -102,6 +108,15 @@ seeded/barrier_last_nowait|barrier.pml|-DSEED_LAST_NOWAIT -DNTHR=4 -DCOUNT=2 -DI
 EOF
 }
 
+# the runs RUNS selects (all by default)
+selected() {
+	if [ -n "${RUNS:-}" ]; then
+		runs | awk -F'|' -v re="$RUNS" '$1 ~ re'
+	else
+		runs
+	fi
+}
+
 # one run: $1 index, then the fields; writes $scratch/res.<index>
 one() {
 	idx=$1 name=$2 file=$3 defs=$4 mode=$5 panopts=$6 expect=$7 want=$8
@@ -115,9 +130,10 @@ one() {
 			# shellcheck disable=SC2086
 			./pan -a -f -m30000000 -w24 $panopts >pan.log 2>&1
 		else
-			opt=-O1
+			opt=-O1 memlim=2048
 			[ "$mode" = quick ] && opt=-O0
-			$CC $opt -w -DSAFETY -DCOLLAPSE -DMEMLIM=2048 -o pan pan.c >cc.log 2>&1 || exit 1
+			[ "$mode" = large ] && memlim=4096
+			$CC $opt -w -DSAFETY -DCOLLAPSE -DMEMLIM=$memlim -o pan pan.c >cc.log 2>&1 || exit 1
 			# shellcheck disable=SC2086
 			./pan -m1000000 -w24 $panopts >pan.log 2>&1
 		fi
@@ -151,7 +167,7 @@ one() {
 }
 
 start=$(date +%s)
-n=$(runs | wc -l)
+n=$(selected | wc -l)
 k=0
 while [ $k -lt "$JOBS" ]; do
 	(
@@ -159,7 +175,7 @@ while [ $k -lt "$JOBS" ]; do
 		# every worker walks the whole list and takes the next run that
 		# no other worker has claimed (mkdir is atomic): a worker that
 		# finished a short run goes on while the other is in a long one
-		runs | while IFS='|' read -r name file defs mode panopts expect want; do
+		selected | while IFS='|' read -r name file defs mode panopts expect want; do
 			if mkdir "$scratch/run.$i" 2>/dev/null; then
 				one "$i" "$name" "$file" "$defs" "$mode" "$panopts" "$expect" "$want"
 			fi

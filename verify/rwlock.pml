@@ -120,11 +120,17 @@ inline try_write(r)
 }
 
 #ifdef PRIVATE
-/* thr_rwlock.c hand(w): w->handed = 1; futex_wake(&w->handed, 1) */
+/* thr_rwlock.c hand(w): if (w->handed) return (handed by an earlier
+ * unlock and not run since: not woken again); w->handed = 1;
+ * futex_wake(&w->handed, 1) */
 inline hand(p)
 {
-	mem[H0 + p] = 1;
-	futex_wake(H0 + p, 1)
+	if
+	:: mem[H0 + p] != 0 -> skip
+	:: else ->
+		mem[H0 + p] = 1;
+		futex_wake(H0 + p, 1)
+	fi
 }
 
 /* thr_rwlock.c wake_queued, all priorities 0: bw = a queued writer (the
