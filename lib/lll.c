@@ -15,11 +15,17 @@ bool fthr_lll_spin(volatile int *w, int patience)
 	 * must still look a few times, or it would sleep at nearly every
 	 * contended lock while threads with large budgets take the lock
 	 * (measured: one thread in 64 got 1/1000 of a fair share). */
+	if (fthr_crowded()) { /* one look, no spin (self.h) */
+		if (a_load_relaxed(w) == 0 && fthr_lll_trylock(w))
+			return true;
+		fthr_self_rec.yield_off--;
+		return false;
+	}
 	fthr_be_patient(patience);
 	for (spent = 0; spent < budget && (v = a_load_relaxed(w)) == 1; spent++)
 		arch_cpu_relax();
 	if (v == 1) { /* let a holder on this cpu run first */
-		fthr_spin_yield();
+		fthr_spin_yield_timed();
 		v = a_load_relaxed(w);
 	}
 	if (v == 0 && fthr_lll_trylock(w)) {

@@ -57,7 +57,7 @@ struct fthr_self {
 	int pp_base_policy, pp_base_prio;
 	unsigned char pp_count[100];
 	int spin;		/* adaptive spin budget before a futex sleep */
-	int yield_off;		/* failed spins left that skip the yield */
+	int yield_off;		/* crowded: busy waits left that skip spin and yield */
 	void *diag;		/* FTHR_CHECK/FTHR_PROFILE: locks held (diag_state.c) */
 	bool diag_busy;		/* inside diag_*.c: calls go to the plain functions */
 	int cancel_req;		/* set by pthread_cancel of this thread (host.c) */
@@ -109,8 +109,8 @@ static inline int fthr_tid(void)
  * budget of relax hints: it grows when a spin ends in success and halves
  * when the spin gives up, between SPIN_MIN and SPIN_MAX. A spin that gives
  * up yields the cpu once (a partner on the same cpu then runs at once, no
- * futex round trip; fthr_spin_yield) and looks again before the caller
- * sleeps. (A cap on
+ * futex round trip; fthr_spin_yield_timed) and looks again before the
+ * caller sleeps. (A cap on
  * the number of threads spinning at once, cpus - 1, was tried and measured
  * worse for contended mutexes and rwlocks: see the ChangeLog.) */
 #define FTHR_SPIN_MIN 8
@@ -133,20 +133,16 @@ static inline void fthr_yield(void)
  * ran 12-30 times longer than on glibc, t_sem's contention cases 27 times.
  * So a yield that kept the thread off its cpu for FTHR_YIELD_LONG_NS (a
  * partner's hand-off takes microseconds; another process's slice,
- * milliseconds) turns the yield off for its next FTHR_YIELD_OFF failed
- * spins: those sleep in the kernel at once, as glibc's waiters do, and are
- * woken with a sleeper's priority. Then one yield looks again. */
+ * milliseconds) marks the thread crowded (fthr_crowded, below) for its
+ * next FTHR_YIELD_OFF waits that find the object busy: more threads want
+ * to run than there are cpus, so those neither spin nor yield (a spinner
+ * there only takes the cpu from a holder that was preempted, the LiTL and
+ * Malthusian locks' lesson), they look once and sleep in the kernel at
+ * once, as glibc's waiters do, and are woken with a sleeper's priority.
+ * Then one spin and yield look again. */
 #define FTHR_YIELD_LONG_NS 100000
 #define FTHR_YIELD_OFF 256
 FTHR_HIDDEN void fthr_spin_yield_timed(void);
-
-static inline void fthr_spin_yield(void)
-{
-	if (fthr_self_rec.yield_off > 0)
-		fthr_self_rec.yield_off--;
-	else
-		fthr_spin_yield_timed();
-}
 
 /* Patience, before the first look at a lock that was found taken: every
  * look pulls the lock's line away from its holder, whose next lock or
@@ -161,8 +157,18 @@ static inline void fthr_spin_yield(void)
  * signaller is about to release by waiting), look at once. */
 #define FTHR_PATIENCE 64
 
+/* Crowded: a recent yield kept this thread off its cpu long (another
+ * thread or process wanted it), so more threads want to run than there are
+ * cpus; a spin then only takes the cpu a lock holder needs. */
+static inline bool fthr_crowded(void)
+{
+	return fthr_self_rec.yield_off > 0;
+}
+
 static inline void fthr_be_patient(int relax_hints)
 {
+	if (fthr_crowded())
+		return;
 	for (int i = 0; i < relax_hints; i++)
 		arch_cpu_relax();
 }
@@ -188,13 +194,18 @@ static inline void fthr_spin_learn(int budget, bool won)
 	({                                                                     \
 		int budget_ = fthr_spin_budget(), i_ = 0;                      \
 		bool ok_;                                                      \
-		while (!(ok_ = (cond)) && i_++ < budget_)                      \
-			arch_cpu_relax();                                      \
-		/* the spin, not the yield, decides the next budget */         \
-		fthr_spin_learn(budget_, ok_);                                 \
-		if (!ok_) { /* let a partner on this cpu run first */          \
-			fthr_spin_yield();                                     \
-			ok_ = (cond);                                          \
+		if (fthr_crowded()) { /* one look, no spin */                  \
+			if (!(ok_ = (cond)))                                   \
+				fthr_self_rec.yield_off--;                     \
+		} else {                                                       \
+			while (!(ok_ = (cond)) && i_++ < budget_)              \
+				arch_cpu_relax();                              \
+			/* the spin, not the yield, decides the next budget */ \
+			fthr_spin_learn(budget_, ok_);                         \
+			if (!ok_) { /* let a partner on this cpu run first */  \
+				fthr_spin_yield_timed();                       \
+				ok_ = (cond);                                  \
+			}                                                      \
 		}                                                              \
 		ok_;                                                           \
 	})
