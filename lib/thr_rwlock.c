@@ -8,8 +8,8 @@
  *   rseq     pshared: futex word readers sleep on; wseq, the writers' one
  *   pending  private (in rseq's place): 1 when a hand-over may find
  *            someone new to wake; 0 once one ran (it wakes whom the rules
- *            choose, and another would choose the same), until the queue
- *            changes (a sleeper queues, dequeues, or sleeps again)
+ *            choose, and another would choose the same), until a sleeper
+ *            starts a round of its loop (queued, or after a wake-up)
  *   rwait, wwait   sleeping readers and writers (under lock)
  *   queue    private: the sleepers, one node each on its own stack (prio,
  *            reader or writer, and 'handed', the futex word it sleeps on)
@@ -25,9 +25,8 @@
  *   sleep    under lock: rwait/wwait += 1, set RD_WAIT/WR_WAIT (private: and
  *            queue the node); then loop { try (an unlock the try misses saw
  *            the bit); pshared: s = rseq/wseq, drop lock, futex_wait(rseq/
- *            wseq, s); private: (pending = 1 first, when queued or
- *            handed anew) drop lock, futex_wait(node.handed, 0);
- *            take lock };
+ *            wseq, s); private: (handed = 0, pending = 1 first) drop
+ *            lock, futex_wait(node.handed, 0); take lock };
  *            count down (clear the bit at 0) and dequeue only when
  *            leaving, so a waking writer keeps readers off meanwhile.
  *   unlock   CAS the hold away; if that left the lock free with a WAIT bit
@@ -37,9 +36,10 @@
  *            a sequentially consistent RMW, and the unlock reads it with
  *            one after its own RMW on state, so one of the two reads the
  *            other's write: a sleeper that sets pending before it tries
- *            (or a timed-out one before it repeats the wake decision)
  *            either is seen by the unlock, or sees the unlock. A sleeper
- *            that leaves with the lock sets it before its unlock, whose
+ *            leaves (with the lock, or timed out to repeat the wake
+ *            decision) in a round that set it under the lock it holds; one
+ *            that leaves with the lock set it before its unlock, whose
  *            release the freeing unlock acquires (acq_rel state RMWs).
  *            private: hand over in priority order (SCHED_FIFO/RR priority,
  *            0 for other policies): the first highest-priority writer if
@@ -580,9 +580,9 @@ static int rw_sleep_loop(struct rwlock *l, bool writer, clockid_t clk,
 	for (;;) {
 		const struct timespec *dl = timed ? abstime : NULL;
 
-		if (!shared && (handed || !self.handed)) {
-			/* queued, or handed and about to sleep again: news for
-			 * the next hand-over (head comment) */
+		if (!shared) {
+			/* queued, or about to sleep again: news for the next
+			 * hand-over (head comment) */
 			self.handed = 0;
 			(void)__atomic_exchange_n(&l->pending, 1, __ATOMIC_SEQ_CST);
 		}
@@ -606,8 +606,7 @@ static int rw_sleep_loop(struct rwlock *l, bool writer, clockid_t clk,
 		for (pp = &l->queue; *pp != &self; pp = &(*pp)->next)
 			;
 		*pp = self.next;
-		/* the choice may fall on another sleeper now (head comment) */
-		(void)__atomic_exchange_n(&l->pending, 1, __ATOMIC_SEQ_CST);
+		/* (pending is 1: this round set it, under the lock we hold) */
 	}
 	FTHR_ASSERT(*count > 0 && (a_load_relaxed(&l->state) & bit));
 	if (--(*count) == 0)

@@ -4,24 +4,40 @@
  *
  * Words: mem[SEQ] the cond's seq (futex word), mem[M] the mutex's lock word
  * (futex word, 0/1/2); c_waiters (the drain count), c_sleepers, c_mutex
- * (c->mutex set by a waiter) as plain shared ints; c->requeues as rqs[]
- * (below: whether it moved since each waiter's snapshot).
+ * (c->mutex set by a waiter) as plain shared ints; c->rq_begun and
+ * c->rq_done as c_rq_busy and rqs[] (below: the two questions the waiters
+ * ask of them).
  *
  * The sleepers count (thr_cond.c head comment, Linux: exact futex counts):
  * sleepers are the waiters in futex_wait that no wake-up took off the futex
  * queue yet. fthr_futex_wake and fthr_futex_cmp_requeue return how many
  * they took off (woken + moved, futex.pml's count), and the signaller,
  * broadcaster or cancellation cleanup subtracts that in a later step
- * (count_out). A waiter reads rq = requeues before sleepers += 1; after the
- * wait it subtracts itself only if the wait returned non-zero (EAGAIN,
- * ETIMEDOUT, EINTR) and requeues == rq (a requeueing broadcast does
- * requeues += 1 before its FUTEX_CMP_REQUEUE, and a requeued sleeper can
- * time out or be interrupted on the mutex word after the broadcast
- * counted it out). A cancelled sleeper stays counted. A 0 return without a
- * wake (SPURIOUS) also leaves sleepers one too high: an over-count costs a
- * wake that wakes nobody, never a lost wake-up. Checked besides: sleepers
- * never goes negative (assert at every subtraction; the C code's
- * FTHR_ASSERT(sleepers > 0) before a waiter's own).
+ * (count_out). A requeueing broadcast does rq_begun += 1, then its
+ * FUTEX_CMP_REQUEUE, then rq_done += 1 (three steps; then count_out). A
+ * waiter, before sleepers += 1, reads b0 = rq_begun, then (a separate step)
+ * d0 = rq_done; after the wait it subtracts itself only if the wait
+ * returned non-zero (EAGAIN, ETIMEDOUT, EINTR), d0 == b0 (no requeue under
+ * way) and rq_begun, read again, is still b0 (none begun since): a requeued
+ * sleeper can time out or be interrupted on the mutex word after the
+ * broadcast counted it out. A cancelled sleeper stays counted. A 0 return
+ * without a wake (SPURIOUS) also leaves sleepers one too high: an
+ * over-count costs a wake that wakes nobody, never a lost wake-up. Checked
+ * besides: sleepers never goes negative (assert at every subtraction; the
+ * C code's FTHR_ASSERT(sleepers > 0) before a waiter's own, and
+ * FTHR_ASSERT(left >= 0) in count_out).
+ *
+ * The counters' abstraction (both only grow, rq_done <= rq_begun; nothing
+ * else reads them; their wrap-around is not modelled): c_rq_busy is
+ * rq_begun - rq_done, the broadcasts between their two increments, and
+ * rqs[p] is waiter p's answer so far: set to 1 by its read of b0, cleared
+ * by every rq_begun += 1, and at its read of d0 cleared if c_rq_busy != 0.
+ * This is exact: if rq_begun did not move between the b0 read and the
+ * last read, it had the value b0 at the d0 read too, so d0 == b0 there
+ * iff no broadcast was busy (c_rq_busy == 0); if rq_begun moved, the last
+ * read differs from b0 and the answer is no whatever d0 was. So the waiter
+ * subtracts itself iff rqs[p] == 1 at its last read, and the counters'
+ * values stay out of the state.
  *
  * The re-take rule (thr_cond.c head comment, cond_wait, cond_cancelled): a
  * waiter that slept in futex_wait re-takes the mutex marked, with SWAP(2),
@@ -50,8 +66,9 @@
  *             (fthr_futex_counts_exact false, futex_freebsd.c; also the
  *             Linux protocol before exact counts): every sleeper subtracts
  *             itself after its wait, and the cancellation cleanup for it;
- *             wakers subtract nothing and requeues is not used. (Run once,
- *             not in run.sh: the state counts of the old model, exactly.)
+ *             wakers subtract nothing and the requeue counters are not
+ *             used. (Run once, not in run.sh: the state counts of the old
+ *             model, exactly.)
  *   -DNO_INVARIANTS  a build without --enable-invariants: FTHR_ASSERT is
  *             nothing, sleepers is a signed int that may go negative, and
  *             no assertion checks it (what such a bug then does).
@@ -72,37 +89,35 @@
  *             a waiter re-takes the mutex marked only if
  *             requeued_since(c, seq) (also in cond_cancelled).
  *
- * REAL BUG 5 (see README.md), in the C code now (not fixed yet): a waiter
- * can take its rq snapshot after a broadcast's requeues += 1 and still be
- * requeued by that broadcast's FUTEX_CMP_REQUEUE (it read the
- * broadcast's own seq, as in real bug 1, and slept before the requeue).
- * If it then times out (or gets EINTR) on the mutex word, requeues == rq,
- * and it counts itself out after the broadcast did: sleepers one too low.
- * The model's default (the C code) fails with -DFLAGS -DSIG_UNLOCKED
- * -DTIMEOUTS=1 (run realbug/cond-requeue-count: assertion violated;
- * realbug/cond-requeue-count-lost with -DNO_INVARIANTS: sleepers -1, a
- * later sleeper brings it to 0, the next broadcast wakes nobody: invalid
- * end state).
- *   -DFIX_RQ_BUSY  the candidate fix (not in the C code): requeues also
- *             counts the requeues under way in its low bits. A broadcast
- *             adds RQ_GEN + 1 before its FUTEX_CMP_REQUEUE (a new
- *             generation, busy) and subtracts 1 after it returns; a waiter
- *             counts itself out only if its snapshot was not busy and the
- *             word is still equal to it. A requeue that moves a waiter
- *             comes after its snapshot, so the snapshot either precedes
- *             the requeue's add (the generation moved) or sees it busy.
- *             Runs cond-bcast-unlocked-fix-rq, cond-2bcast-timeouts-fix-rq.
+ * REAL BUG 5 (see README.md), fixed in the C code (rq_begun, rq_done, the
+ * default here): with one counter, requeues += 1 before every requeueing
+ * broadcast, a waiter could take its snapshot rq = requeues after a
+ * broadcast's += 1 and still be requeued by that broadcast's
+ * FUTEX_CMP_REQUEUE (it read the broadcast's own seq, as in real bug 1,
+ * and slept before the requeue). If it then timed out (or got EINTR) on
+ * the mutex word, requeues == rq, and it counted itself out after the
+ * broadcast did: sleepers one too low.
+ *   -DRQ_ONE_COUNT  that protocol (commit bd122b7): one requeues counter,
+ *             + 1 before the requeue; the waiter reads it once before
+ *             sleepers += 1 and subtracts itself if the wait returned
+ *             non-zero and requeues still equals its snapshot (rqs[p]: set
+ *             by the read, cleared by every + 1). With -DFLAGS
+ *             -DSIG_UNLOCKED -DTIMEOUTS=1 it fails (run
+ *             realbug/cond-requeue-count: assertion violated;
+ *             realbug/cond-requeue-count-lost with -DNO_INVARIANTS:
+ *             sleepers -1, a later sleeper brings it to 0, the next
+ *             broadcast wakes nobody: invalid end state).
  *
  * Seeded bugs (must fail):
  *   -DSEED_SIGNAL_NOSEQ  fthr_cond_signal does not bump seq: a waiter that
  *             has not yet slept (spinning, or counted in sleepers but not
  *             yet compared) misses the signal and sleeps forever (invalid
  *             end state; run seeded/cond_signal_noseq, with -DONLY_SIGNAL).
- *   -DSEED_NO_REQUEUE_CHECK  the waiter ignores requeues and subtracts
- *             itself on every non-zero return: a sleeper that a broadcast
- *             requeued onto the mutex word, and so counted out, and that
- *             then times out there is counted out twice (assertion
- *             violated: sleepers would go negative; run
+ *   -DSEED_NO_REQUEUE_CHECK  the waiter ignores the requeue counters and
+ *             subtracts itself on every non-zero return: a sleeper that a
+ *             broadcast requeued onto the mutex word, and so counted out,
+ *             and that then times out there is counted out twice
+ *             (assertion violated: sleepers would go negative; run
  *             seeded/cond_norequeue_check, with -DFLAGS -DTIMEOUTS=1:
  *             broadcasts under the mutex, where the default passes).
  */
@@ -135,33 +150,34 @@ byte tokens;			/* the program's predicate, under the mutex */
 byte holder;			/* _pid + 1 of the mutex holder (ghost) */
 byte finished;			/* threads finished (ghost) */
 
-/* struct cond requeues, as the only thing the waiters ask of it: has it
- * moved since my snapshot rq? (the counter only grows, and nothing else
- * reads it; its wrap-around is not modelled). rqs[p] = 1: waiter p holds a
- * snapshot and requeues has not moved since; 0: it has moved, or p holds
- * no snapshot (p reads rqs[p] only while it holds one). This keeps the
- * counter's absolute value out of the state. */
+/* struct cond rq_begun and rq_done (with RQ_ONE_COUNT the old requeues),
+ * as the waiters' questions (head comment): rqs[p] = 1: waiter p read b0
+ * and, so far, no broadcast began since and none was busy at its d0 read;
+ * 0 otherwise, or p holds no snapshot (p reads rqs[p] only while it holds
+ * one). With RQ_ONE_COUNT: requeues has not moved since p's snapshot. */
 bit rqs[NWAIT];
-#ifdef FIX_RQ_BUSY
-byte c_rq_busy;			/* candidate fix: requeues' busy count (its low bits) */
+#ifndef RQ_ONE_COUNT
+byte c_rq_busy;			/* rq_begun - rq_done */
 #endif
 
-/* rq = a_load_relaxed(&c->requeues); with FIX_RQ_BUSY a snapshot taken
- * while a requeue is busy never compares equal */
-inline rq_snap()
+/* rq = __atomic_load_n(&c->rq_begun) (RQ_ONE_COUNT: rq = requeues) */
+inline rq_snap_begun()
 {
-#ifdef FIX_RQ_BUSY
-	rqs[_pid] = (c_rq_busy == 0)
-#else
 	rqs[_pid] = 1
-#endif
 }
 
-/* load(&c->requeues) == rq (with FIX_RQ_BUSY, a busy count at the load
- * means a new generation since the snapshot, or a busy snapshot) */
+/* rq_quiet = __atomic_load_n(&c->rq_done) == rq */
+inline rq_snap_done()
+{
+	atomic { rqs[_pid] = (rqs[_pid] && c_rq_busy == 0) }
+}
+
+/* r != 0 && rq_quiet && __atomic_load_n(&c->rq_begun) == rq
+ * (RQ_ONE_COUNT: load(&c->requeues) == rq), the loads' part */
 #define RQ_SAME	(rqs[_pid] == 1)
 
-/* a broadcast's requeues += 1 (fetch_add), part of its atomic step */
+/* a broadcast's rq_begun += 1 (RQ_ONE_COUNT: requeues += 1), part of its
+ * atomic step */
 inline rq_bump()
 {
 	fw_i = 0;
@@ -263,7 +279,10 @@ inline cond_wait(timed, res)
 	:: mem[SEQ] != s -> r = F_OK		/* FTHR_SPIN_UNTIL(seq != s) */
 	:: else ->
 #ifndef INEXACT
-		rq_snap();			/* rq = a_load_relaxed(&c->requeues) */
+		rq_snap_begun();		/* rq = load(&c->rq_begun) */
+#ifndef RQ_ONE_COUNT
+		rq_snap_done();			/* rq_quiet = load(&c->rq_done) == rq */
+#endif
 #endif
 		c_sleepers++;			/* fetch_add(&c->sleepers, 1) */
 #ifndef RQ_SEQ
@@ -295,9 +314,10 @@ inline cond_wait(timed, res)
 		:: else ->
 			self_out()		/* !counts_exact: fetch_sub(&c->sleepers, 1) */
 #else
-		/* counted out by a waker? r != 0 && load(&c->requeues) == rq */
+		/* counted out by a waker? r != 0 && rq_quiet &&
+		 * load(&c->rq_begun) == rq (RQ_ONE_COUNT: load(&c->requeues) == rq) */
 #ifdef SEED_NO_REQUEUE_CHECK
-		/* SEEDED BUG: requeues ignored: a sleeper requeued onto the
+		/* SEEDED BUG: requeue counters ignored: a sleeper requeued onto the
 		 * mutex word (counted out by the broadcast) that times out or
 		 * is interrupted there counts itself out again */
 		:: atomic { r != F_CANCELLED && r != F_OK -> rqs[_pid] = 0 } ->
@@ -369,19 +389,19 @@ inline cond_broadcast()
 				atomic { futex_cmp_requeue(SEQ, bseq, 1, M, ALL, rr, fw_k); fw_k = 0 };
 				bdone = (rr == F_OK)
 #else
-#ifdef FIX_RQ_BUSY
-				/* fetch_add(&c->requeues, RQ_GEN + 1): a new
-				 * generation, and busy until the requeue returned */
-				atomic { c_rq_busy++; rq_bump() };
-#else
+#ifdef RQ_ONE_COUNT
 				atomic { rq_bump() };	/* fetch_add(&c->requeues, 1) */
+#else
+				/* fetch_add(&c->rq_begun, 1): busy until rq_done += 1 */
+				atomic { c_rq_busy++; rq_bump() };
 #endif
-				/* n = fthr_futex_cmp_requeue(...); if (n >= 0) count_out(c, n) */
+				/* n = fthr_futex_cmp_requeue(...) */
 				atomic { futex_cmp_requeue(SEQ, bseq, 1, M, ALL, rr, wn);
 					bdone = (rr == F_OK); rr = 0 };
-#ifdef FIX_RQ_BUSY
-				c_rq_busy--;		/* fetch_sub(&c->requeues, 1) */
+#ifndef RQ_ONE_COUNT
+				c_rq_busy--;		/* fetch_add(&c->rq_done, 1) */
 #endif
+				/* if (n >= 0) count_out(c, n) */
 				count_out(wn)		/* (0 after EAGAIN) */
 #endif
 			:: else -> skip

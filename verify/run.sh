@@ -48,9 +48,9 @@ cond-spurious|cond.pml|-DSPURIOUS=1 -DEINTRS=1|safety||ok|
 cond-flags|cond.pml|-DFLAGS -DTIMEOUTS=1 -DCANCELS=1|safety||ok|
 cond-signal-unlocked|cond.pml|-DSIG_UNLOCKED -DONLY_SIGNAL -DTIMEOUTS=1 -DCANCELS=1|safety||ok|
 cond-shared-unlocked|cond.pml|-DSHARED -DFLAGS -DSIG_UNLOCKED -DTIMEOUTS=1 -DCANCELS=1|safety||ok|
-cond-bcast-unlocked-fix-rq|cond.pml|-DFIX_RQ_BUSY -DFLAGS -DSIG_UNLOCKED -DTIMEOUTS=1 -DCANCELS=1|safety||ok|
+cond-bcast-unlocked|cond.pml|-DFLAGS -DSIG_UNLOCKED -DTIMEOUTS=1 -DCANCELS=1|safety||ok|
 cond-bcast-unlocked-fifo|cond.pml|-DFLAGS -DSIG_UNLOCKED -DFUTEX_FIFO|quick||ok|
-cond-2bcast-timeouts-fix-rq|cond.pml|-DFIX_RQ_BUSY -DFLAGS -DSIG_UNLOCKED -DNSIG=2 -DTIMEOUTS=1|large||ok|
+cond-2bcast-timeouts|cond.pml|-DFLAGS -DSIG_UNLOCKED -DNSIG=2 -DTIMEOUTS=1|large||ok|
 cond-2bcast-cancels|cond.pml|-DFLAGS -DSIG_UNLOCKED -DNSIG=2 -DCANCELS=1|safety||ok|
 rwlock|rwlock.pml|-DTIMEOUTS=1|quick||ok|
 rwlock-2writers|rwlock.pml|-DNR=1 -DNW=2 -DTIMEOUTS=1|quick||ok|
@@ -58,6 +58,7 @@ rwlock-readerpref|rwlock.pml|-DPREFER_READER -DTIMEOUTS=1|quick||ok|
 rwlock-recursive|rwlock.pml|-DRECURSIVE_READ -DTIMEOUTS=1|quick||ok|
 rwlock-private|rwlock.pml|-DPRIVATE -DTIMEOUTS=1|quick||ok|
 rwlock-private-2writers|rwlock.pml|-DPRIVATE -DNR=1 -DNW=2 -DTIMEOUTS=1|safety||ok|
+rwlock-private-readerpref|rwlock.pml|-DPRIVATE -DPREFER_READER -DTIMEOUTS=1|quick||ok|
 rwlock-ltl|rwlock.pml|-DFOREVER -DLTL_WRITER -DSEQMOD=3 -DNOSPIN|liveness||ok|
 rwlock-private-ltl|rwlock.pml|-DPRIVATE -DFOREVER -DLTL_WRITER -DNOSPIN|liveness||ok|
 rwlock-bias|rwlock_bias.pml|-DTIMEOUTS=1|quick||ok|
@@ -81,8 +82,8 @@ barrier-over-count|barrier.pml|-DNTHR=4 -DCOUNT=2 -DITERS=1 -DSPURIOUS=1|safety|
 barrier-over-count-2rounds|barrier.pml|-DNTHR=3 -DCOUNT=2 -DITERS=2 -DSPURIOUS=1 -DSTRAND|quick|-E|ok|
 barrier-count1|barrier.pml|-DNTHR=3 -DCOUNT=1 -DITERS=2|quick||ok|
 realbug/cond-bcast-unlocked|cond.pml|-DRQ_SEQ -DFLAGS -DSIG_UNLOCKED -DFUTEX_FIFO|quick||err|invalid end state
-realbug/cond-requeue-count|cond.pml|-DFLAGS -DSIG_UNLOCKED -DTIMEOUTS=1|quick||err|assertion violated
-realbug/cond-requeue-count-lost|cond.pml|-DNO_INVARIANTS -DFLAGS -DSIG_UNLOCKED -DTIMEOUTS=1|quick||err|invalid end state
+realbug/cond-requeue-count|cond.pml|-DRQ_ONE_COUNT -DFLAGS -DSIG_UNLOCKED -DTIMEOUTS=1|quick||err|assertion violated
+realbug/cond-requeue-count-lost|cond.pml|-DRQ_ONE_COUNT -DNO_INVARIANTS -DFLAGS -DSIG_UNLOCKED -DTIMEOUTS=1|quick||err|invalid end state
 realbug/barrier-over-count|barrier.pml|-DTWO_WORDS -DNTHR=4 -DCOUNT=2 -DITERS=1|quick||err|assertion violated
 realbug/barrier-over-count-lost|barrier.pml|-DTWO_WORDS -DNTHR=4 -DCOUNT=2 -DITERS=1 -DNO_ROUND_CHECK|quick||err|invalid end state
 realbug/rwlock-bias-recursive|rwlock_bias.pml|-DREVOKE_HOLDING_WRITER -DRECURSIVE_READ -DNSLOT=2 -DNR=1|quick||err|invalid end state
@@ -93,6 +94,7 @@ seeded/mutex_unlock_nowake|mutex.pml|-DSEED_UNLOCK_NOWAKE|quick||err|invalid end
 seeded/cond_signal_noseq|cond.pml|-DSEED_SIGNAL_NOSEQ -DONLY_SIGNAL|quick||err|invalid end state
 seeded/cond_norequeue_check|cond.pml|-DSEED_NO_REQUEUE_CHECK -DFLAGS -DTIMEOUTS=1|quick||err|assertion violated
 seeded/rwlock_seq_late|rwlock.pml|-DSEED_SEQ_LATE|quick||err|invalid end state
+seeded/rwlock_pending_noresleep|rwlock.pml|-DPRIVATE -DSEED_PENDING_NORESLEEP -DNR=1 -DNW=2|quick||err|invalid end state
 seeded/rwlock_bias_noreread|rwlock_bias.pml|-DSEED_NOREREAD|quick||err|assertion violated
 seeded/rwlock_bias_nowake|rwlock_bias.pml|-DSEED_NOWAKE|quick||err|invalid end state
 seeded/rwlock_bias_rev_first|rwlock_bias.pml|-DSEED_REV_FIRST|quick||err|invalid end state

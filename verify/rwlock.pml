@@ -11,7 +11,16 @@
  *     All threads have priority 0 (SCHED_OTHER), so wake_queued hands the
  *     lock to a queued writer if the kind prefers writers or no reader is
  *     queued, else to every queued reader; the queue order only decides
- *     WHICH writer, and that choice is left nondeterministic here.
+ *     WHICH writer, and that choice is left nondeterministic here. hand()
+ *     skips a sleeper whose 'handed' is 1 already (handed, not run since).
+ *     'pending' (in rseq's place): set to 1 (seq_cst exchange, under lock)
+ *     by a sleeper at the top of every round of rw_sleep_loop's loop (with
+ *     self.handed = 0 first; it leaves the loop only in a round that set
+ *     it, under the same hold of the lock, so the dequeue need not);
+ *     set to 0 by wake_queued once it has made its choice (under lock,
+ *     before it hands); an unlock that left the lock free with a WAIT bit
+ *     set (wake_if_free) reads it with an RMW after its state RMW and
+ *     takes the lock to wake only if it reads 1.
  * Kind: writer-preferring (PTHREAD_RWLOCK_PREFER_WRITER_NP, the default
  * here), or -DPREFER_READER (PTHREAD_RWLOCK_PREFER_READER_NP).
  *
@@ -41,10 +50,24 @@
  *              alone (not a protocol bug; the window is a few
  *              instructions long).
  *
- * Seeded bug (run seeded/rwlock_seq_late, which must fail):
+ * Seeded bugs (runs seeded/rwlock_seq_late, seeded/rwlock_pending_noresleep,
+ * which must fail):
  *   -DSEED_SEQ_LATE  the pshared sleeper reads rseq/wseq only after it
  *              released the internal lock: a wake between the two is
  *              missed (invalid end state).
+ *   -DSEED_PENDING_NORESLEEP  (PRIVATE) a handed sleeper about to try again
+ *              clears self.handed but does not set pending: if its try
+ *              fails (a thread that was not queued took the lock first) it
+ *              sleeps, and the holder's unlock reads pending 0 (the
+ *              hand-over that chose it cleared it) and wakes nobody
+ *              (invalid end state; the run has -DNR=1 -DNW=2: with one
+ *              writer, the only writer that could take the lock first is
+ *              the one handed, and readers keep off WR_WAIT).
+ *   -DPENDING_DEQ  (PRIVATE; not in run.sh, it passes) the sleeper
+ *              that leaves sets pending again when it dequeues itself, as
+ *              the C code did at first: it repeats the exchange made under
+ *              the same hold of the internal lock at the top of the round,
+ *              and was dropped as redundant.
  */
 #ifndef NR
 #define NR 2
@@ -89,6 +112,7 @@ byte st_readers;
 byte rwait, wwait;		/* struct rwlock rwait, wwait (under lock) */
 #ifdef PRIVATE
 bit queued[NPROC];		/* struct rwlock queue membership */
+bit pending;			/* struct rwlock pending (private) */
 #endif
 
 byte nread, nwrite;		/* ghost: holders */
@@ -155,6 +179,9 @@ inline wake_queued()
 	:: wq_i < NR -> if :: queued[wq_i] -> wq_r = 1 :: else -> skip fi; wq_i++
 	:: else -> break
 	od;
+	/* a_store_relaxed(&l->pending, 0): this choice wakes whom a next one
+	 * would choose, until the queue changes */
+	pending = 0;
 	/* if (bw && (bw->prio > rmax || (bw->prio == rmax && tie_to_writer))) */
 	if
 	:: wq_bw < NPROC && (!wq_r || PREFERS_WRITERS) -> hand(wq_bw)
@@ -212,26 +239,42 @@ inline rw_sleep_loop(writer, timed, r)
 #ifdef PRIVATE
 	queued[_pid] = 1;				/* *pp = &self */
 #endif
-	do
-	:: if
+	do						/* for (;;) */
+	::
+#ifdef PRIVATE
+	   /* self.handed = 0; xchg(&l->pending, 1): queued, or about to
+	    * sleep again (handed is the local: self.handed as read after the
+	    * last lll_lock) */
+	   mem[H0 + _pid] = 0;				/* self.handed = 0 */
+#ifdef SEED_PENDING_NORESLEEP
+	   /* SEEDED BUG: a handed sleeper does not tell the next hand-over
+	    * that it may sleep again */
+	   if
+	   :: !handed -> pending = 1
+	   :: else -> skip
+	   fi;
+#else
+	   pending = 1;					/* __atomic_exchange_n(&l->pending, 1) */
+#endif
+#endif
+	   if						/* r = writer ? try_write(l) */
 	   :: writer -> try_write(r)
-	   :: else -> try_read_as(handed, r)
+	   :: else -> try_read_as(handed, r)		/*   : try_read_as(l, handed) */
 	   fi;
 	   if
 	   :: r != EBUSY || timed_out -> break
 	   :: else -> skip
 	   fi;
 #ifdef PRIVATE
-	   handed = 0;					/* self.handed = 0 */
-	   mem[H0 + _pid] = 0;
 	   lll_unlock(LOCK);
-	   do						/* while (!handed && !timed_out) */
+	   do						/* while (!self.handed && !timed_out) */
 	   :: mem[H0 + _pid] == 0 && !timed_out ->
 		futex_wait(H0 + _pid, 0, fr, timed);
 		timed_out = (fr == F_ETIMEDOUT); fr = 0
 	   :: else -> break
 	   od;
-	   handed = mem[H0 + _pid];
+	   lll_lock(LOCK);
+	   handed = mem[H0 + _pid]			/* handed = self.handed */
 #else
 #ifdef SEED_SEQ_LATE
 	   /* SEEDED BUG: read the sequence word after dropping the internal
@@ -251,11 +294,14 @@ inline rw_sleep_loop(writer, timed, r)
 	   :: else -> futex_wait(RSEQ, seq, fr, timed)
 	   fi;
 	   timed_out = (fr == F_ETIMEDOUT); fr = 0; seq = 0;
-#endif
 	   lll_lock(LOCK)
+#endif
 	od;
 #ifdef PRIVATE
 	queued[_pid] = 0;				/* dequeue self */
+#ifdef PENDING_DEQ
+	pending = 1;					/* xchg(&l->pending, 1) */
+#endif
 	handed = 0;
 #endif
 	if						/* --(*count) == 0 -> fetch_and(~bit) */
@@ -319,12 +365,25 @@ inline rw_unlock(writer)
 		n_wait = (st_wrwait || st_rdwait);
 		n_free = (!st_writer && st_readers == 0)
 	};
+	/* wake_if_free(l, n) */
 	if
 	:: n_wait && n_free ->
 		n_wait = 0; n_free = 0;
+#ifdef PRIVATE
+		/* fetch_add(&l->pending, 0) == 0: nobody to hand over to but
+		 * sleepers handed already, who have not run yet */
+		if
+		:: pending == 0 -> skip
+		:: else ->
+			lll_lock(LOCK);
+			wake_locked();
+			lll_unlock(LOCK)
+		fi
+#else
 		lll_lock(LOCK);
 		wake_locked();
 		lll_unlock(LOCK)
+#endif
 	:: else -> n_wait = 0; n_free = 0
 	fi
 }
