@@ -58,6 +58,9 @@ struct fthr_self {
 	unsigned char pp_count[100];
 	int spin;		/* adaptive spin budget before a futex sleep */
 	int yield_off;		/* crowded: busy waits left that skip spin and yield */
+	int cond_skip;		/* cond waits left that sleep at once (thr_cond.c) */
+	int cond_probe_in;	/* cond spins that succeed before the next probe, */
+	int cond_probe_gap;	/* and between probes (thr_cond.c) */
 	void *diag;		/* FTHR_CHECK/FTHR_PROFILE: locks held (diag_state.c) */
 	bool diag_busy;		/* inside diag_*.c: calls go to the plain functions */
 	int cancel_req;		/* set by pthread_cancel of this thread (host.c) */

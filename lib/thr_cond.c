@@ -132,6 +132,54 @@ static void cond_cancelled(void *arg)
 	fthr_mutex_cond_lock(w->m, w->saved, w->slept);
 }
 
+/* Does a spin pay? (head comment) A wait whose spin saw seq move, now and
+ * then (1 in cond_probe_gap, doubling up to FTHR_COND_PROBE_MAX while the
+ * probes find nothing) watches seq a little longer: if it moves again
+ * before the waiter did anything, the signaller runs free (a producer),
+ * and a waiter that wakes at each of its signals takes its items one at a
+ * time, pulling the mutex to and fro; asleep, it is woken once for a batch.
+ * Only the sole waiter judges so (with others waiting, a signal it takes
+ * by spinning is one futex_wake the signaller saves). Then the waiter's next
+ * FTHR_COND_SKIP waits sleep at once ('batching'), and the first whose
+ * wake-up no second signal followed ends them. */
+#define FTHR_COND_PROBE 64	/* relax hints the probe watches seq */
+#define FTHR_COND_PROBE_MIN 16
+#define FTHR_COND_PROBE_MAX 1024
+#define FTHR_COND_SKIP 64
+
+static FTHR_COLD void cond_probe(struct cond *c, struct fthr_self *me)
+{
+	int s = a_load_relaxed(&c->seq), gap = me->cond_probe_gap;
+
+	for (int i = 0; i < FTHR_COND_PROBE; i++) {
+		arch_cpu_relax();
+		if (a_load_relaxed(&c->seq) != s) {
+			me->cond_skip = FTHR_COND_SKIP;
+			me->cond_probe_in = me->cond_probe_gap = FTHR_COND_PROBE_MIN;
+			return;
+		}
+	}
+	gap = gap < FTHR_COND_PROBE_MIN ? FTHR_COND_PROBE_MIN
+	      : gap >= FTHR_COND_PROBE_MAX ? FTHR_COND_PROBE_MAX : 2 * gap;
+	me->cond_probe_in = me->cond_probe_gap = gap;
+}
+
+static inline bool cond_spin(struct cond *c, int seq, bool *batching)
+{
+	struct fthr_self *me = &fthr_self_rec;
+
+	*batching = me->cond_skip > 0;
+	if (*batching) {
+		me->cond_skip--;
+		return a_load_relaxed(&c->seq) != seq;
+	}
+	if (!FTHR_SPIN_UNTIL(a_load_relaxed(&c->seq) != seq))
+		return false;
+	if (--me->cond_probe_in <= 0 && (a_load_relaxed(&c->waiters) & INT_MAX) == 1)
+		cond_probe(c, me);
+	return true;
+}
+
 static int cond_wait(pthread_cond_t *cv, pthread_mutex_t *m, clockid_t clk,
 		     const struct timespec *abstime)
 {
@@ -139,7 +187,7 @@ static int cond_wait(pthread_cond_t *cv, pthread_mutex_t *m, clockid_t clk,
 	struct wait_ctx w = { .c = c, .m = m };
 	bool shared = c->flags & CF_SHARED;
 	int seq, rq, r, lr;
-	bool rq_quiet;
+	bool rq_quiet, batching;
 
 	if (abstime && (r = fthr_abstime_check(abstime)) != 0)
 		return r;
@@ -152,7 +200,7 @@ static int cond_wait(pthread_cond_t *cv, pthread_mutex_t *m, clockid_t clk,
 		fthr_drain_leave(&c->waiters, shared);
 		return r;
 	}
-	if (FTHR_SPIN_UNTIL(a_load_relaxed(&c->seq) != seq)) {
+	if (cond_spin(c, seq, &batching)) {
 		r = 0;
 	} else {
 		w.slept = w.sleeping = true;
@@ -169,6 +217,10 @@ static int cond_wait(pthread_cond_t *cv, pthread_mutex_t *m, clockid_t clk,
 			__atomic_fetch_sub(&c->sleepers, 1, __ATOMIC_RELAXED);
 		}
 		w.sleeping = false;
+		/* woken by one signal that no other followed: nothing to
+		 * batch, spin again (head comment) */
+		if (batching && r == 0 && a_load_relaxed(&c->seq) - seq <= 1)
+			fthr_self_rec.cond_skip = 0;
 	}
 	/* Every return of the wait passes here, whichever way it saw seq
 	 * move (or timed out): a request made before the wake-up was sent,

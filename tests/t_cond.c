@@ -1894,6 +1894,60 @@ START_TEST(requeued_sleepers_that_time_out_are_counted_once)
 }
 END_TEST
 
+/* A producer that never waits signals its one consumer once per item. A
+ * consumer that spins catches every signal and takes the items one or two
+ * at a time, pulling the mutex to and fro (glibc's consumer, asleep, is
+ * woken for about 5); fthr's notices that the signaller runs free and
+ * sleeps, to be woken for a batch (thr_cond.c, "Does a spin pay?").
+ * Measured on 2 cpus: 70-110 items per wake-up, 3-6 before the rule. */
+enum { BATCH_ITEMS = 200000, BATCH_MIN = 16 };
+static pthread_mutex_t bt_m = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t bt_c = PTHREAD_COND_INITIALIZER;
+static long bt_produced;
+
+static void *bt_producer(void *arg)
+{
+	(void)arg;
+	for (long i = 0; i < BATCH_ITEMS; i++) {
+		pthread_mutex_lock(&bt_m);
+		bt_produced++;
+		pthread_cond_signal(&bt_c);
+		pthread_mutex_unlock(&bt_m);
+	}
+	return NULL;
+}
+
+START_TEST(free_running_signaller_batches_its_sole_waiter)
+{
+	long consumed = 0, wakes = 0;
+	pthread_t t;
+
+	pthread_mutex_lock(&bt_m);
+	bt_produced = 0;
+	ck_assert_int_eq(pthread_create(&t, NULL, bt_producer, NULL), 0);
+	while (consumed < BATCH_ITEMS) {
+		while (bt_produced == consumed)
+			ck_assert_int_eq(pthread_cond_wait(&bt_c, &bt_m), 0);
+		wakes++;
+		ck_assert_int_le(bt_produced, BATCH_ITEMS);
+		consumed = bt_produced;
+	}
+	pthread_mutex_unlock(&bt_m);
+	ck_assert_ptr_null(harness_join(t, 10));
+	ck_assert_int_eq(consumed, BATCH_ITEMS);
+	ck_assert_int_eq(bt_produced, BATCH_ITEMS);
+	if (harness_under_qemu()) { /* qemu-user's threads do not keep time */
+		fprintf(stderr, "free_running_signaller_batches_its_sole_waiter: "
+				"%ld items per wake-up, not judged under qemu-user\n",
+			consumed / wakes);
+		return;
+	}
+	ck_assert_msg(consumed / wakes >= BATCH_MIN,
+		      "%ld wake-ups for %ld items: %ld per wake-up, want >= %d",
+		      wakes, consumed, consumed / wakes, BATCH_MIN);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cond");
@@ -1933,6 +1987,8 @@ int main(void)
 	tcase_add_test(tc, broadcast_requeues_onto_mutex);
 	tcase_add_test(tc, signal_counts_out_the_sleeper_it_woke);
 	tcase_add_test(tc, requeued_sleepers_that_time_out_are_counted_once);
+	tc = harness_tcase(s, "batching", 30);
+	tcase_add_loop_test(tc, free_running_signaller_batches_its_sole_waiter, 0, 3);
 	tc = harness_tcase(s, "destroy", 20);
 	tcase_add_test(tc, destroy_no_waiters);
 	tcase_add_test(tc, destroy_right_after_broadcast);
