@@ -13,7 +13,8 @@
  *             requeue) and done (+ 1 after it returned)
  *
  *   wait       waiters += 1; s = seq; release the mutex; spin (self.h) a
- *              while for seq != s; else sleepers += 1, futex_wait(seq, s),
+ *              while for seq != s (unless batching, below); else
+ *              sleepers += 1, futex_wait(seq, s),
  *              sleepers -= 1 unless a waker did it for us (below);
  *              waiters -= 1; re-take the mutex: with SWAP(2) if it slept
  *              (a broadcast may have requeued it onto the mutex word, and
@@ -58,6 +59,12 @@
  * one-wake goes to a thread that was waiting when the signal came. A
  * signaller holding the mutex runs entirely before or after a waiter's
  * registration, so a later waiter cannot take its wake-up.
+ * Batching (which spin pays, cond_spin; no word of the protocol, only
+ * whether a waiter spins): a spin that catches each signal of a producer
+ * that never waits for its consumer is a loss however quickly it
+ * succeeds, so a sole waiter whose spin succeeded probes now and then
+ * whether seq moves again on its own, and if it does, sleeps at once in
+ * its next waits.
  * Timeouts: a waiter whose deadline passed returns 0, not ETIMEDOUT, if seq
  * moved meanwhile: the signal may have been meant for it.
  * Cancellation (a cancellation point, the host's machinery): the type is
@@ -175,7 +182,9 @@ static inline bool cond_spin(struct cond *c, int seq, bool *batching)
 	}
 	if (!FTHR_SPIN_UNTIL(a_load_relaxed(&c->seq) != seq))
 		return false;
-	if (--me->cond_probe_in <= 0 && (a_load_relaxed(&c->waiters) & INT_MAX) == 1)
+	if (me->cond_probe_in > 0)
+		me->cond_probe_in--;
+	else if ((a_load_relaxed(&c->waiters) & INT_MAX) == 1)
 		cond_probe(c, me);
 	return true;
 }
