@@ -228,7 +228,8 @@ static int cond_wait(pthread_cond_t *cv, pthread_mutex_t *m, clockid_t clk,
 		w.sleeping = false;
 		/* woken by one signal that no other followed: nothing to
 		 * batch, spin again (head comment) */
-		if (batching && r == 0 && a_load_relaxed(&c->seq) - seq <= 1)
+		if (batching && r == 0 &&
+		    (unsigned)a_load_relaxed(&c->seq) - (unsigned)seq <= 1)
 			fthr_self_rec.cond_skip = 0;
 	}
 	/* Every return of the wait passes here, whichever way it saw seq
