@@ -184,7 +184,7 @@ static inline bool cond_spin(struct cond *c, int seq, bool *batching)
 		return false;
 	if (me->cond_probe_in > 0)
 		me->cond_probe_in--;
-	else if ((a_load_relaxed(&c->waiters) & INT_MAX) == 1)
+	else if (fthr_drain_count(&c->waiters) == 1)
 		cond_probe(c, me);
 	return true;
 }
