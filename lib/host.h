@@ -67,4 +67,55 @@ extern struct fthr_host fthr_host FTHR_HIDDEN;
 /* Resolve (idempotent); false if the host lacks a needed call. */
 FTHR_HIDDEN bool fthr_host_resolve(void);
 
+/* Process-shared condition variables, rwlocks and barriers are the host
+ * library's own objects, in its layout and on its futex protocol, so that
+ * they work between fthr and plain-glibc processes whichever side made,
+ * waits on or wakes them (fthr(7): Sharing objects with plain-glibc processes). The host's
+ * condition wait releases and re-takes the caller's mutex with its own
+ * internal code, on the byte layout and futex protocol fthr's mutexes
+ * share with it (the robust list head too: thr_mutex_robust.c). Each kind
+ * is handed over only if all its calls resolved (ok_*); otherwise, on a
+ * host without them, fthr's own process-shared protocol serves, between
+ * fthr processes. The calls are made from out-of-line functions of each
+ * object's file, never from a fast path. */
+struct fthr_host_shared {
+	int (*cond_init)(pthread_cond_t *, const pthread_condattr_t *);
+	int (*cond_destroy)(pthread_cond_t *);
+	int (*cond_signal)(pthread_cond_t *);
+	int (*cond_broadcast)(pthread_cond_t *);
+	int (*cond_wait)(pthread_cond_t *, pthread_mutex_t *);
+	int (*cond_timedwait)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *);
+	int (*cond_clockwait)(pthread_cond_t *, pthread_mutex_t *, clockid_t,
+			      const struct timespec *);
+	int (*rw_init)(pthread_rwlock_t *, const pthread_rwlockattr_t *);
+	int (*rw_destroy)(pthread_rwlock_t *);
+	int (*rw_rdlock)(pthread_rwlock_t *);
+	int (*rw_tryrdlock)(pthread_rwlock_t *);
+	int (*rw_timedrdlock)(pthread_rwlock_t *, const struct timespec *);
+	int (*rw_clockrdlock)(pthread_rwlock_t *, clockid_t, const struct timespec *);
+	int (*rw_wrlock)(pthread_rwlock_t *);
+	int (*rw_trywrlock)(pthread_rwlock_t *);
+	int (*rw_timedwrlock)(pthread_rwlock_t *, const struct timespec *);
+	int (*rw_clockwrlock)(pthread_rwlock_t *, clockid_t, const struct timespec *);
+	int (*rw_unlock)(pthread_rwlock_t *);
+	int (*barrier_init)(pthread_barrier_t *, const pthread_barrierattr_t *, unsigned);
+	int (*barrier_destroy)(pthread_barrier_t *);
+	int (*barrier_wait)(pthread_barrier_t *);
+	bool ok_cond, ok_rwlock, ok_barrier;
+	bool done; /* resolved (read with acquire) */
+};
+
+extern struct fthr_host_shared fthr_host_shared FTHR_HIDDEN;
+
+/* The host's calls, resolved on first use (the library constructor does it
+ * too, before the program runs). */
+FTHR_HIDDEN void fthr_host_shared_resolve(void);
+
+static inline const struct fthr_host_shared *fthr_hs(void)
+{
+	if (unlikely(!__atomic_load_n(&fthr_host_shared.done, __ATOMIC_ACQUIRE)))
+		fthr_host_shared_resolve();
+	return &fthr_host_shared;
+}
+
 #endif

@@ -61,6 +61,10 @@ FTHR_HIDDEN int fthr_pp_lock(pthread_mutex_t *m, int kind, clockid_t clk,
 FTHR_HIDDEN int fthr_pp_trylock(pthread_mutex_t *m, int kind);
 FTHR_HIDDEN int fthr_pp_unlock(pthread_mutex_t *m, int kind, bool full);
 
+/* The thread's priority from the priority-protect mutexes it holds, set
+ * again (after the host's condition wait, thr_cond.c). */
+FTHR_HIDDEN void fthr_pp_reapply(void);
+
 /* Release m completely for a condition wait. EPERM if a recursive or
  * errorcheck mutex is not the caller's, EINVAL for an unusable mutex.
  * *saved receives what fthr_mutex_cond_lock restores (recursion depth). */

@@ -4,6 +4,7 @@
  * Words (overlaid on the 32-byte, 8-aligned pthread_barrier_t):
  *   state     round << 32 | arrived; its round half is the futex word
  *   count     threads per round (from init)
+ *   host      0 (glibc's word of the process-shared mark, below)
  *   inside    a drain count (drain.h): threads between entering wait and
  *             leaving the object's memory; destroy waits them out
  *   shared    process-shared
@@ -26,12 +27,19 @@
  * count used it.
  * destroy: EBUSY while some thread is waiting in an unfinished round;
  * otherwise it waits for released threads to leave, then returns 0.
+ * Process-shared barriers are the host library's (host.h): init with the
+ * attribute calls the host's, whose 'shared' word at offset 12 (fthr's
+ * host, 0 in fthr's own barriers) then holds its shared-futex flag, and
+ * wait and destroy on such a barrier go to the host's functions; members
+ * may be split between fthr and plain-glibc processes. The shared flag
+ * above serves only on a host without them.
  */
 #include "config.h"
 #include <errno.h>
 #include <limits.h>
 #include <stdint.h>
 #include "drain.h"
+#include "host.h"
 #include "self.h"
 
 struct barrier {
@@ -40,10 +48,12 @@ struct barrier {
 		volatile int half[2];
 	};
 	unsigned count;
+	int host;	/* offset 12, glibc's 'shared': 0 in fthr's barriers */
 	volatile int inside;
 	int shared;
 };
 _Static_assert(sizeof(struct barrier) <= sizeof(pthread_barrier_t), "barrier fits");
+_Static_assert(__builtin_offsetof(struct barrier, host) == 12, "glibc's shared word");
 _Static_assert(_Alignof(pthread_barrier_t) >= 8, "state is 8-aligned");
 
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -56,6 +66,27 @@ _Static_assert(_Alignof(pthread_barrier_t) >= 8, "state is 8-aligned");
 static inline struct barrier *B(pthread_barrier_t *b)
 {
 	return (struct barrier *)b;
+}
+
+/* ---- process-shared: the host's barrier (host.h) ---- */
+
+/* Made by the host's init with the process-shared attribute: glibc's
+ * 'shared' word holds its futex flag for shared futexes (128, FUTEX_PRIVATE_FLAG's
+ * value), never 0; fthr's own barriers keep 0 there. */
+static inline bool host_barrier(const struct barrier *b)
+{
+	return unlikely(a_load_relaxed(&b->host) != 0);
+}
+
+enum host_barrier_op { HB_WAIT, HB_DESTROY };
+
+static FTHR_COLD int host_barrier_call(pthread_barrier_t *bar, enum host_barrier_op op)
+{
+	const struct fthr_host_shared *h = fthr_hs();
+
+	if (!h->ok_barrier) /* a glibc object on a host without glibc's calls */
+		return EINVAL;
+	return op == HB_WAIT ? h->barrier_wait(bar) : h->barrier_destroy(bar);
 }
 
 static inline int round_of(struct barrier *b)
@@ -74,10 +105,14 @@ FTHR_HIDDEN int fthr_barrier_init(pthread_barrier_t *bar,
 {
 	struct barrier *b = B(bar);
 
+	bool shared = a && a->__align == PTHREAD_PROCESS_SHARED;
+
 	if (count == 0 || count >= INT_MAX) /* glibc's bound: UINT_MAX / 2 */
 		return EINVAL;
-	*b = (struct barrier){ .count = count,
-			       .shared = a && a->__align == PTHREAD_PROCESS_SHARED };
+	if (shared && fthr_hs()->ok_barrier)
+		return fthr_hs()->barrier_init(bar, a, count); /* same attribute layout */
+	*bar = (pthread_barrier_t){ 0 };
+	*b = (struct barrier){ .count = count, .shared = shared };
 	return 0;
 }
 
@@ -90,6 +125,8 @@ FTHR_HIDDEN int fthr_barrier_wait(pthread_barrier_t *bar)
 	unsigned a;
 	int mine, r, ret = 0;
 
+	if (host_barrier(b))
+		return host_barrier_call(bar, HB_WAIT);
 	fthr_drain_enter(&b->inside);
 	v = __atomic_add_fetch(&b->state, 1, __ATOMIC_ACQ_REL);
 	a = (unsigned)v;
@@ -113,6 +150,8 @@ FTHR_HIDDEN int fthr_barrier_destroy(pthread_barrier_t *bar)
 {
 	struct barrier *b = B(bar);
 
+	if (host_barrier(b))
+		return host_barrier_call(bar, HB_DESTROY);
 	if ((uint32_t)__atomic_load_n(&b->state, __ATOMIC_ACQUIRE) != 0)
 		return EBUSY;
 	fthr_drain_wait(&b->inside, b->shared);

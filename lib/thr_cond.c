@@ -5,7 +5,8 @@
  *   seq       the futex word: every signal and broadcast adds 1
  *   waiters   threads inside a wait (a drain count, drain.h: destroy waits
  *             for released waiters to leave the object's memory)
- *   flags     bit 0 process-shared, bits 1.. the clock of timedwait
+ *   flags     bit 0 process-shared (on a host without the calls, below),
+ *             bits 1.. the clock of timedwait
  *   mutex     the mutex of the latest wait (the requeue target)
  *   sleepers  waiters that gave up spinning and sleep in futex_wait, and
  *             that no wake-up has taken off the futex queue yet
@@ -74,6 +75,15 @@
  * sleeper and waiter counts, re-takes the mutex before the caller's
  * handlers run, and passes on a wake-up it may have consumed (one
  * futex_wake).
+ * Process-shared condition variables are the host library's (host.h):
+ * init with the attribute calls the host's, which marks bit 0 of its
+ * __wrefs (offset 36 on x86_64, past every word of fthr's), and each call
+ * that finds the mark goes to the host's function. Chosen over a copy of
+ * glibc's protocol: the waiter, waker and maker may each be a plain-glibc
+ * process, on whatever layout the host's release uses (glibc changed it
+ * between releases), and the host's wait releases and re-takes the mutex
+ * with its own code on the bytes and protocol fthr's mutexes share with
+ * it. What it costs is measured in the ChangeLog (2026-12-02, seventh).
  */
 #include "config.h"
 #include "objects.h"
@@ -95,6 +105,9 @@ struct cond {
 };
 _Static_assert(sizeof(struct cond) <= sizeof(pthread_cond_t), "cond fits");
 _Static_assert(_Alignof(struct cond) <= _Alignof(pthread_cond_t), "cond aligned");
+/* The host's process-shared mark lies beyond fthr's words (head comment). */
+_Static_assert(sizeof(struct cond) <= __builtin_offsetof(pthread_cond_t, __data.__wrefs),
+	       "fthr's cond leaves the host's __wrefs alone");
 
 #define CF_SHARED 1
 #define CF_CLOCK_SHIFT 1
@@ -102,6 +115,45 @@ _Static_assert(_Alignof(struct cond) <= _Alignof(pthread_cond_t), "cond aligned"
 static inline struct cond *C(pthread_cond_t *c)
 {
 	return (struct cond *)c;
+}
+
+/* ---- process-shared: the host's condition variable (host.h) ---- */
+
+/* Made by the host's init with the process-shared attribute: bit 0 of its
+ * __wrefs (glibc's __PTHREAD_COND_SHARED_MASK), which fthr's own conds,
+ * all-zero there, never set. */
+static inline bool host_cond(const pthread_cond_t *cv)
+{
+	return __atomic_load_n(&cv->__data.__wrefs, __ATOMIC_RELAXED) & 1;
+}
+
+enum host_op { H_SIGNAL, H_BROADCAST, H_DESTROY };
+
+static FTHR_COLD int host_call(pthread_cond_t *cv, enum host_op op)
+{
+	const struct fthr_host_shared *h = fthr_hs();
+
+	if (!h->ok_cond) /* a glibc object on a host without glibc's calls */
+		return EINVAL;
+	return op == H_SIGNAL ? h->cond_signal(cv)
+	       : op == H_BROADCAST ? h->cond_broadcast(cv) : h->cond_destroy(cv);
+}
+
+/* clk < 0: no deadline; clk == INT_MAX: timedwait (the cond's clock). */
+static FTHR_COLD int host_wait(pthread_cond_t *cv, pthread_mutex_t *m, clockid_t clk,
+			       const struct timespec *abstime)
+{
+	const struct fthr_host_shared *h = fthr_hs();
+	int r;
+
+	if (!h->ok_cond)
+		return EINVAL;
+	r = clk < 0 ? h->cond_wait(cv, m)
+	    : clk == INT_MAX ? h->cond_timedwait(cv, m, abstime)
+			     : h->cond_clockwait(cv, m, clk, abstime);
+	if (a_load_relaxed(&m->__data.__kind) & FTHR_MUTEX_PRIO_PROTECT)
+		fthr_pp_reapply();
+	return r;
 }
 
 struct wait_ctx {
@@ -253,6 +305,8 @@ static int cond_wait(pthread_cond_t *cv, pthread_mutex_t *m, clockid_t clk,
 
 FTHR_HIDDEN FTHR_INLINED int fthr_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
+	if (unlikely(host_cond(c)))
+		return host_wait(c, m, -1, NULL);
 	return cond_wait(c, m, CLOCK_REALTIME, NULL);
 }
 
@@ -261,6 +315,8 @@ FTHR_HIDDEN FTHR_INLINED int fthr_cond_timedwait(pthread_cond_t *c, pthread_mute
 {
 	if (!abstime)
 		return EINVAL;
+	if (unlikely(host_cond(c)))
+		return host_wait(c, m, INT_MAX, abstime);
 	return cond_wait(c, m, C(c)->flags >> CF_CLOCK_SHIFT, abstime);
 }
 
@@ -269,6 +325,8 @@ FTHR_HIDDEN FTHR_INLINED int fthr_cond_clockwait(pthread_cond_t *c, pthread_mute
 {
 	if (!fthr_futex_clock_ok(clk) || !abstime)
 		return EINVAL;
+	if (unlikely(host_cond(c)))
+		return host_wait(c, m, clk, abstime);
 	return cond_wait(c, m, clk, abstime);
 }
 
@@ -276,6 +334,8 @@ FTHR_HIDDEN int fthr_cond_signal(pthread_cond_t *cv)
 {
 	struct cond *c = C(cv);
 
+	if (unlikely(host_cond(cv)))
+		return host_call(cv, H_SIGNAL);
 	if (fthr_drain_count(&c->waiters) == 0)
 		return 0;
 	__atomic_fetch_add(&c->seq, 1, __ATOMIC_SEQ_CST);
@@ -290,6 +350,8 @@ FTHR_HIDDEN int fthr_cond_broadcast(pthread_cond_t *cv)
 	pthread_mutex_t *m;
 	int seq, n;
 
+	if (unlikely(host_cond(cv)))
+		return host_call(cv, H_BROADCAST);
 	if (fthr_drain_count(&c->waiters) == 0)
 		return 0;
 	seq = __atomic_add_fetch(&c->seq, 1, __ATOMIC_SEQ_CST);
@@ -317,6 +379,8 @@ FTHR_HIDDEN FTHR_INLINED int fthr_cond_init(pthread_cond_t *cv, const pthread_co
 {
 	struct cond *c = C(cv);
 
+	if (a && (a->__align & CF_SHARED) && fthr_hs()->ok_cond)
+		return fthr_hs()->cond_init(cv, a); /* the same attribute layout */
 	*cv = (pthread_cond_t){ 0 };
 	c->flags = a ? a->__align : 0;
 	return 0;
@@ -326,6 +390,8 @@ FTHR_HIDDEN FTHR_INLINED int fthr_cond_destroy(pthread_cond_t *cv)
 {
 	struct cond *c = C(cv);
 
+	if (unlikely(host_cond(cv)))
+		return host_call(cv, H_DESTROY);
 	/* Released waiters may still be leaving: wait them out (as glibc). */
 	fthr_drain_wait(&c->waiters, c->flags & CF_SHARED);
 	return 0;

@@ -47,6 +47,15 @@ static int pp_apply(struct fthr_self *self)
 	return pthread_setschedparam(pthread_self(), self->pp_base_policy, &sp);
 }
 
+/* After the host's condition wait (thr_cond.c) released and re-took a
+ * priority-protect mutex with its own ceiling bookkeeping: the thread's
+ * priority is fthr's again. */
+FTHR_HIDDEN void fthr_pp_reapply(void)
+{
+	if (fthr_self_rec.pp_held)
+		pp_apply(&fthr_self_rec);
+}
+
 /* Count ceiling c as held (delta 1) or released (-1) and re-apply. */
 static int pp_change(int c, int delta)
 {

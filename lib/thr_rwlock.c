@@ -100,12 +100,20 @@
  *            of the lock by this thread with no write lock in between (the
  *            lock's 'writes' count unchanged): CAS bias (e, OFF) ->
  *            (e + 1, ON) (write-heavy locks stay unbiased).
+ *
+ * Process-shared locks are the host library's (host.h) where it has the
+ * calls: init with the attribute calls the host's, which sets __shared
+ * (this struct's shared) to 1, and every call on a lock with shared set
+ * goes to the host's function, so a plain-glibc process can make, read and
+ * write the same lock. The rseq/wseq protocol above serves only on a host
+ * without them.
  */
 #include "config.h"
 #include <errno.h>
 #include <limits.h>
 #include <sched.h>
 #include "diag.h"
+#include "host.h"
 #include "lll.h"
 #include "self.h"
 #include "tsan.h"
@@ -649,6 +657,38 @@ static FTHR_NOINLINE int rdlock_full(struct rwlock *l, clockid_t clk,
 	return rdlock_slow(l, clk, abstime, timed);
 }
 
+/* ---- process-shared: the host's rwlock (host.h) ---- */
+
+/* Made by the host's init with the process-shared attribute: its __shared
+ * (this struct's shared) is 1. fthr's own process-shared protocol is left
+ * for a host without the calls. */
+static inline bool host_rw(const struct rwlock *l)
+{
+	return unlikely(l->shared) && fthr_hs()->ok_rwlock;
+}
+
+enum host_rw_op { HR_RD, HR_TRYRD, HR_TIMEDRD, HR_CLOCKRD, HR_WR, HR_TRYWR,
+		  HR_TIMEDWR, HR_CLOCKWR, HR_UNLOCK, HR_DESTROY };
+
+static FTHR_COLD int host_rw_call(pthread_rwlock_t *rw, enum host_rw_op op, clockid_t clk,
+				  const struct timespec *t)
+{
+	const struct fthr_host_shared *h = &fthr_host_shared;
+
+	switch (op) {
+	case HR_RD: return h->rw_rdlock(rw);
+	case HR_TRYRD: return h->rw_tryrdlock(rw);
+	case HR_TIMEDRD: return h->rw_timedrdlock(rw, t);
+	case HR_CLOCKRD: return h->rw_clockrdlock(rw, clk, t);
+	case HR_WR: return h->rw_wrlock(rw);
+	case HR_TRYWR: return h->rw_trywrlock(rw);
+	case HR_TIMEDWR: return h->rw_timedwrlock(rw, t);
+	case HR_CLOCKWR: return h->rw_clockwrlock(rw, clk, t);
+	case HR_UNLOCK: return h->rw_unlock(rw);
+	default: return h->rw_destroy(rw);
+	}
+}
+
 /* The common read lock inline (no call, no saved register): nobody holds
  * or waits for l, its bias is not on and the caller holds no biased read;
  * the rest out of line, where a read that finds other readers holding l
@@ -753,6 +793,8 @@ static inline int wrlock(pthread_rwlock_t *rw, clockid_t clk,
 
 FTHR_HIDDEN FTHR_INLINED int fthr_rwlock_rdlock(pthread_rwlock_t *l)
 {
+	if (host_rw(R(l)))
+		return host_rw_call(l, HR_RD, 0, NULL);
 	return rdlock(l, CLOCK_REALTIME, NULL, false);
 }
 
@@ -761,6 +803,8 @@ FTHR_HIDDEN FTHR_INLINED int fthr_rwlock_tryrdlock(pthread_rwlock_t *rw)
 	struct rwlock *l = R(rw);
 	int r;
 
+	if (host_rw(l))
+		return host_rw_call(rw, HR_TRYRD, 0, NULL);
 	if ((r = try_read_biased(l)) != EBUSY)
 		return r;
 	if ((r = try_read(l)) == 0)
@@ -774,6 +818,8 @@ FTHR_HIDDEN FTHR_INLINED int fthr_rwlock_timedrdlock(pthread_rwlock_t *l, const 
 {
 	if (unlikely(fthr_abstime_nsec_bad(t)))
 		return EINVAL;
+	if (host_rw(R(l)))
+		return host_rw_call(l, HR_TIMEDRD, 0, t);
 	return rdlock(l, CLOCK_REALTIME, t, true);
 }
 
@@ -782,11 +828,15 @@ FTHR_HIDDEN FTHR_INLINED int fthr_rwlock_clockrdlock(pthread_rwlock_t *l, clocki
 {
 	if (!fthr_futex_clock_ok(clk) || fthr_abstime_nsec_bad(t))
 		return EINVAL;
+	if (host_rw(R(l)))
+		return host_rw_call(l, HR_CLOCKRD, clk, t);
 	return TSAN_LOCK(l, TSAN_READ_LOCK, rdlock(l, clk, t, true));
 }
 
 FTHR_HIDDEN FTHR_INLINED int fthr_rwlock_wrlock(pthread_rwlock_t *l)
 {
+	if (host_rw(R(l)))
+		return host_rw_call(l, HR_WR, 0, NULL);
 	return wrlock(l, CLOCK_REALTIME, NULL, false);
 }
 
@@ -795,6 +845,8 @@ FTHR_HIDDEN FTHR_INLINED int fthr_rwlock_trywrlock(pthread_rwlock_t *rw)
 	struct rwlock *l = R(rw);
 	int r;
 
+	if (host_rw(l))
+		return host_rw_call(rw, HR_TRYWR, 0, NULL);
 	/* biased readers: look once (no wait), then one more try */
 	for (int i = 0; i < 2; i++) {
 		if (try_write(l) != 0)
@@ -810,6 +862,8 @@ FTHR_HIDDEN FTHR_INLINED int fthr_rwlock_timedwrlock(pthread_rwlock_t *l, const 
 {
 	if (unlikely(fthr_abstime_nsec_bad(t)))
 		return EINVAL;
+	if (host_rw(R(l)))
+		return host_rw_call(l, HR_TIMEDWR, 0, t);
 	return wrlock(l, CLOCK_REALTIME, t, true);
 }
 
@@ -818,6 +872,8 @@ FTHR_HIDDEN FTHR_INLINED int fthr_rwlock_clockwrlock(pthread_rwlock_t *l, clocki
 {
 	if (!fthr_futex_clock_ok(clk) || fthr_abstime_nsec_bad(t))
 		return EINVAL;
+	if (host_rw(R(l)))
+		return host_rw_call(l, HR_CLOCKWR, clk, t);
 	return TSAN_LOCK(l, 0, wrlock(l, clk, t, true));
 }
 
@@ -870,6 +926,8 @@ FTHR_HIDDEN FTHR_INLINED int fthr_rwlock_unlock(pthread_rwlock_t *rw)
 	struct fthr_self *self = &fthr_self_rec;
 	int s = a_load_relaxed(&l->state);
 
+	if (host_rw(l))
+		return host_rw_call(rw, HR_UNLOCK, 0, NULL);
 	if (s == WRITER && l->writer == self->tid && self->tid)
 		return write_release(l);
 	if (likely(!self->rbheld && self->rdlocks &&
@@ -887,6 +945,8 @@ FTHR_HIDDEN FTHR_INLINED int fthr_rwlock_init(pthread_rwlock_t *rw, const pthrea
 	struct rwlock *l = R(rw);
 	const int *attr = a ? (const int *)a : NULL;
 
+	if (attr && attr[1] == PTHREAD_PROCESS_SHARED && fthr_hs()->ok_rwlock)
+		return fthr_hs()->rw_init(rw, a); /* the same attribute layout */
 	*rw = (pthread_rwlock_t){ 0 };
 	if (attr) {
 		l->flags = (unsigned)attr[0];
@@ -939,6 +999,8 @@ FTHR_HIDDEN FTHR_INLINED int fthr_rwlock_destroy(pthread_rwlock_t *rw)
 {
 	struct rwlock *l = R(rw);
 
+	if (host_rw(l))
+		return host_rw_call(rw, HR_DESTROY, 0, NULL);
 	/* a slot can hold l only while the bias is not off */
 	if (!bias_off(a_load_relaxed(&l->bias)))
 		forget_slots(l);

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include "harness.h"
 
 TCase *harness_tcase(Suite *s, const char *name, double seconds)
@@ -187,6 +188,36 @@ bool harness_skip_under_tsan(const char *test, const char *why)
 		return false;
 	fprintf(stderr, "%s: SKIPPED under ThreadSanitizer (%s)\n", test, why);
 	return true;
+}
+
+const char *harness_peer_path(const char *name)
+{
+	static char p[512];
+	const char *b = getenv("FTHR_BUILDDIR");
+
+	snprintf(p, sizeof(p), "%s/tests/%s", b ? b : ".", name);
+	return p;
+}
+
+pid_t harness_spawn_peer(char *const argv[])
+{
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		unsetenv("LD_PRELOAD"); /* the peer runs plain glibc */
+		execv(harness_peer_path(argv[0]), argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+int harness_status(pid_t pid)
+{
+	int status;
+
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 const char *harness_object_of(void *fn)

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <time.h>
 
 /* A test case with a watchdog of 'seconds'. */
@@ -53,6 +54,14 @@ int harness_wait_nonzero(int *p, double seconds);
  * value, robustness and protocol, asserting every step. */
 void harness_mutex_init(pthread_mutex_t *m, int type, int pshared, int robust,
 			int protocol);
+
+/* The interop tests' plain-glibc peers: fork and exec
+ * FTHR_BUILDDIR/tests/<argv[0]> (or ./tests/...) without LD_PRELOAD; and
+ * wait for a child, its exit status or 128 + the signal that killed it. */
+pid_t harness_spawn_peer(char *const argv[]);
+int harness_status(pid_t pid);
+/* The peer's path (for a check that it was built). */
+const char *harness_peer_path(const char *name);
 
 /* Where the definition of a function lives (dladdr's file name). */
 const char *harness_object_of(void *fn);

@@ -289,15 +289,6 @@ END_TEST
 static char area_path[64];
 static struct peer_area *area;
 
-static const char *peer_path(void)
-{
-	static char p[512];
-	const char *b = getenv("FTHR_BUILDDIR");
-
-	snprintf(p, sizeof(p), "%s/tests/mutex_peer", b ? b : ".");
-	return p;
-}
-
 static void make_area(void)
 {
 	pthread_mutexattr_t a;
@@ -323,28 +314,7 @@ static void make_area(void)
 		ck_assert_int_eq(pthread_mutex_init(&area->m[k], &a), 0);
 		area->count[k] = 0;
 	}
-	ck_assert_msg(access(peer_path(), X_OK) == 0, "no peer program %s", peer_path());
-}
-
-static pid_t spawn_peer(char *const argv[])
-{
-	pid_t pid = fork();
-
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		unsetenv("LD_PRELOAD"); /* the peer runs plain glibc */
-		execv(peer_path(), argv);
-		_exit(127);
-	}
-	return pid;
-}
-
-static int peer_status(pid_t pid)
-{
-	int status;
-
-	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	ck_assert_msg(access(harness_peer_path("mutex_peer"), X_OK) == 0, "no peer program %s", harness_peer_path("mutex_peer"));
 }
 
 START_TEST(interop_counts_with_glibc)
@@ -358,14 +328,14 @@ START_TEST(interop_counts_with_glibc)
 		return;
 	make_area();
 	snprintf(n, sizeof(n), "%d", N);
-	pid = spawn_peer((char *[]){ "mutex_peer", "count", area_path, n, NULL });
+	pid = harness_spawn_peer((char *[]){ "mutex_peer", "count", area_path, n, NULL });
 	for (i = 0; i < N; i++)
 		for (k = 0; k < PEER_MUTEXES; k++) {
 			ck_assert_int_eq(pthread_mutex_lock(&area->m[k]), 0);
 			area->count[k]++;
 			ck_assert_int_eq(pthread_mutex_unlock(&area->m[k]), 0);
 		}
-	ck_assert_int_eq(peer_status(pid), 0);
+	ck_assert_int_eq(harness_status(pid), 0);
 	for (k = 0; k < PEER_MUTEXES; k++)
 		ck_assert_int_eq(area->count[k], 2 * N);
 	unlink(area_path);
@@ -383,10 +353,10 @@ START_TEST(interop_glibc_owner_killed)
 	make_area();
 	ck_assert_int_eq(pipe(p), 0);
 	snprintf(fd, sizeof(fd), "%d", p[1]);
-	pid = spawn_peer((char *[]){ "mutex_peer", "hold", area_path, fd, NULL });
+	pid = harness_spawn_peer((char *[]){ "mutex_peer", "hold", area_path, fd, NULL });
 	ck_assert_int_eq(read(p[0], &c, 1), 1);
 	kill(pid, SIGKILL);
-	ck_assert_int_eq(peer_status(pid), 128 + SIGKILL);
+	ck_assert_int_eq(harness_status(pid), 128 + SIGKILL);
 	ck_assert_int_eq(pthread_mutex_lock(&area->m[PEER_ROBUST]), EOWNERDEAD);
 	ck_assert_int_eq(pthread_mutex_consistent(&area->m[PEER_ROBUST]), 0);
 	ck_assert_int_eq(pthread_mutex_unlock(&area->m[PEER_ROBUST]), 0);
@@ -414,9 +384,9 @@ START_TEST(interop_fthr_owner_killed)
 	}
 	ck_assert_int_eq(read(p[0], &c, 1), 1);
 	kill(holder, SIGKILL);
-	ck_assert_int_eq(peer_status(holder), 128 + SIGKILL);
-	peer = spawn_peer((char *[]){ "mutex_peer", "ownerdead", area_path, NULL });
-	ck_assert_int_eq(peer_status(peer), 0);
+	ck_assert_int_eq(harness_status(holder), 128 + SIGKILL);
+	peer = harness_spawn_peer((char *[]){ "mutex_peer", "ownerdead", area_path, NULL });
+	ck_assert_int_eq(harness_status(peer), 0);
 	ck_assert_int_eq(pthread_mutex_lock(&area->m[PEER_ROBUST]), 0);
 	ck_assert_int_eq(pthread_mutex_unlock(&area->m[PEER_ROBUST]), 0);
 	unlink(area_path);
