@@ -21,6 +21,24 @@
  *   death    the kernel walks the dead thread's list and list_op_pending;
  *            each word still holding the dead tid gets OWNER_DIED (WAITERS
  *            kept) and one sleeper is woken.
+ *   recheck  (beyond glibc's protocol) a sleeper looks at the word again
+ *            ROBUST_RECHECK_NS after it went to sleep, woken or not: free,
+ *            it takes it; held without WAITERS, it marks it and sleeps on.
+ *            The hole this closes: an unlock wakes the first sleeper; before
+ *            it runs, a thread that never slept takes the free word
+ *            without WAITERS; the woken sleeper is killed before it re-takes
+ *            the word; the kernel wakes nobody (the word is not the dead
+ *            thread's), the taker's unlock sees no WAITERS and wakes nobody,
+ *            and the other sleepers would sleep for ever on a free mutex.
+ *            With the recheck an fthr sleeper gets it 0.1 s later at most,
+ *            whoever the others are, and its own unlock, marked, wakes the
+ *            next (a plain-glibc sleeper too). A plain-glibc sleeper left
+ *            with no fthr sleeper beside it keeps glibc's hole.
+ *            verify/robust.pml.
+ *            (Waking 2 at every marked unlock, or a wake note in __spins
+ *            that an unmarked unlock acts on, also close it, but cost
+ *            LMDB's writers 30-50% of their throughput: ChangeLog,
+ *            2026-12-02 seventh. The recheck costs a clock read per sleep.)
  * __owner: tid; INCONSISTENT (INT_MAX) after EOWNERDEAD until
  * pthread_mutex_consistent; NOTRECOVERABLE (INT_MAX - 1) after an unlock
  * without it: every later lock fails with ENOTRECOVERABLE.
@@ -37,6 +55,7 @@
 #include <linux/futex.h>
 #include <stdint.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include "futex.h"
 #include "mutex.h"
 #include "self.h"
@@ -47,6 +66,8 @@
 	((long)__builtin_offsetof(pthread_mutex_t, __data.__lock) -            \
 	 (long)__builtin_offsetof(pthread_mutex_t, __data.__list.__next))
 #define LINK_ADJUST __builtin_offsetof(__pthread_list_t, __next)
+/* the sleep's bound (head comment: recheck) */
+#define ROBUST_RECHECK_NS 100000000L
 
 struct fthr_robust_list {
 	void *list;
@@ -152,6 +173,27 @@ static int robust_took_dead(struct fthr_robust_list *h, pthread_mutex_t *m)
 	return EOWNERDEAD;
 }
 
+/* futex_wait(w, old) until woken, the caller's deadline (ETIMEDOUT) or
+ * ROBUST_RECHECK_NS from now (0: look again; head comment). */
+static int robust_sleep(volatile int *w, int old, clockid_t clk,
+			const struct timespec *abstime, bool timed)
+{
+	clockid_t c = timed ? clk : CLOCK_MONOTONIC;
+	struct timespec dl;
+
+	clock_gettime(c, &dl);
+	dl.tv_nsec += ROBUST_RECHECK_NS;
+	if (dl.tv_nsec >= 1000000000L) {
+		dl.tv_sec++;
+		dl.tv_nsec -= 1000000000L;
+	}
+	if (timed && (abstime->tv_sec < dl.tv_sec ||
+		      (abstime->tv_sec == dl.tv_sec && abstime->tv_nsec <= dl.tv_nsec)))
+		return fthr_futex_wait(w, old, true, clk, abstime);
+	fthr_futex_wait(w, old, true, c, &dl);
+	return 0;
+}
+
 int fthr_robust_lock(pthread_mutex_t *m, int kind, clockid_t clk,
 		     const struct timespec *abstime, bool timed)
 {
@@ -194,7 +236,7 @@ int fthr_robust_lock(pthread_mutex_t *m, int kind, clockid_t clk,
 			fthr_robust_pending(h, NULL);
 			return r;
 		}
-		if (fthr_futex_wait(w, old, true, clk, timed ? abstime : NULL) == ETIMEDOUT) {
+		if (robust_sleep(w, old, clk, abstime, timed) == ETIMEDOUT) {
 			fthr_robust_pending(h, NULL);
 			return ETIMEDOUT;
 		}

@@ -98,7 +98,8 @@ static int task_state(int tid)
 	FILE *f;
 	size_t n;
 
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	/* (/proc/TID works for any thread, of this process or another) */
+	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
 	f = fopen(path, "r");
 	if (!f)
 		return -1;

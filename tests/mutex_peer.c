@@ -4,6 +4,9 @@
  *   mutex_peer count PATH N      N times: lock each mutex, bump its counter
  *   mutex_peer hold PATH FD      lock the robust mutex, write 'L' to FD, sleep
  *   mutex_peer ownerdead PATH    lock the robust mutex: must get EOWNERDEAD
+ *   mutex_peer lockwrite PATH FD lock the robust mutex (EOWNERDEAD made
+ *                                consistent), write 'G' to FD, unlock
+ *   mutex_peer barge PATH OUT IN peer_barging_holder (peer_area.h)
  * Exit 0 on success; bounded by alarm(). */
 #include <errno.h>
 #include <fcntl.h>
@@ -58,6 +61,17 @@ int main(int argc, char **argv)
 		    pthread_mutex_unlock(&a->m[PEER_ROBUST]) != 0)
 			return 7;
 		return 0;
+	}
+	if (!strcmp(argv[1], "barge") && argc > 4)
+		return peer_barging_holder(a, atoi(argv[3]), atoi(argv[4]));
+	if (!strcmp(argv[1], "lockwrite") && argc > 3) {
+		int r = pthread_mutex_lock(&a->m[PEER_ROBUST]);
+
+		if (r == EOWNERDEAD)
+			r = pthread_mutex_consistent(&a->m[PEER_ROBUST]);
+		if (r != 0 || write(atoi(argv[3]), "G", 1) != 1)
+			return 8;
+		return pthread_mutex_unlock(&a->m[PEER_ROBUST]) ? 9 : 0;
 	}
 	return 2;
 }

@@ -2,6 +2,8 @@
  * SIGKILL, consistent / not recoverable, and interop with plain-glibc
  * processes (tests/mutex_peer, run without LD_PRELOAD) on a shared file. */
 #include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -393,6 +395,119 @@ START_TEST(interop_fthr_owner_killed)
 }
 END_TEST
 
+/* ---- a woken sleeper killed before it re-takes the mutex ----
+ * The hole of glibc's robust protocol (lib/thr_mutex_robust.c, head
+ * comment: recheck): the holder H unlocks, waking the first sleeper S1;
+ * before S1 runs (S1 shares H's cpu, and H runs SCHED_FIFO) H takes the
+ * free word again, unmarked; S1 is killed and dies while H holds the word;
+ * H unlocks, waking nobody. The second sleeper S2, an fthr process, must
+ * get the mutex. _i: bit 0 H is a plain-glibc process (else fthr), bit 1
+ * S1 is (else fthr). */
+static void pin(pid_t pid, int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	ck_assert_int_eq(sched_setaffinity(pid, sizeof(set), &set), 0);
+}
+
+/* A sleeper on cpu: lock, write 'G' to fd, unlock. */
+static pid_t spawn_sleeper(bool glibc, int cpu, int fd)
+{
+	char f[16];
+	pid_t pid;
+	int r;
+
+	if (glibc) {
+		snprintf(f, sizeof(f), "%d", fd);
+		pid = harness_spawn_peer((char *[]){ "mutex_peer", "lockwrite", area_path, f, NULL });
+		pin(pid, cpu); /* (it sleeps on the mutex only once it has run) */
+		return pid;
+	}
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		pin(0, cpu);
+		r = pthread_mutex_lock(&area->m[PEER_ROBUST]);
+		if (r == EOWNERDEAD)
+			r = pthread_mutex_consistent(&area->m[PEER_ROBUST]);
+		if (r != 0 || write(fd, "G", 1) != 1)
+			_exit(8);
+		_exit(pthread_mutex_unlock(&area->m[PEER_ROBUST]) ? 9 : 0);
+	}
+	return pid;
+}
+
+START_TEST(woken_sleeper_killed_loses_no_wakeup)
+{
+	char out[16], in[16], c;
+	int ph[2], go[2], got[2];
+	struct pollfd pf;
+	pid_t h, s1, s2;
+
+	if (harness_skip_without_robust_list("woken_sleeper_killed_loses_no_wakeup"))
+		return;
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		printf("woken_sleeper_killed_loses_no_wakeup: SKIPPED (needs 2 cpus)\n");
+		return;
+	}
+	make_area();
+	area->killed = 0;
+	ck_assert_int_eq(pipe(ph), 0);
+	ck_assert_int_eq(pipe(go), 0);
+	ck_assert_int_eq(pipe(got), 0);
+	if (_i & 1) {
+		snprintf(out, sizeof(out), "%d", ph[1]);
+		snprintf(in, sizeof(in), "%d", go[0]);
+		h = harness_spawn_peer((char *[]){ "mutex_peer", "barge", area_path, out, in, NULL });
+	} else {
+		h = fork();
+		ck_assert_int_ge(h, 0);
+		if (h == 0)
+			_exit(peer_barging_holder(area, ph[1], go[0]));
+	}
+	ck_assert_int_eq(read(ph[0], &c, 1), 1);
+	ck_assert_int_eq(c, 'H');
+	/* S1 first, so that it is the first in the futex queue */
+	s1 = spawn_sleeper(_i & 2, 0, got[1]);
+	harness_wait_asleep(s1, 20);
+	s2 = spawn_sleeper(false, 1, got[1]);
+	harness_wait_asleep(s2, 20);
+	ck_assert_int_eq(write(go[1], "g", 1), 1);
+	ck_assert_int_eq(read(ph[0], &c, 1), 1);
+	if (c == 'E') {
+		printf("woken_sleeper_killed_loses_no_wakeup: SKIPPED (SCHED_FIFO not allowed)\n");
+		kill(s1, SIGKILL);
+		kill(s2, SIGKILL);
+		harness_status(s1);
+		harness_status(s2);
+		ck_assert_int_eq(harness_status(h), 77);
+		return;
+	}
+	ck_assert_int_eq(c, 'R');
+	/* S1, woken, waits for H's cpu: kill it, and let it die on the other
+	 * cpu while H holds the word */
+	kill(s1, SIGKILL);
+	pin(s1, 1);
+	ck_assert_int_eq(harness_status(s1), 128 + SIGKILL);
+	__atomic_store_n(&area->killed, 1, __ATOMIC_RELEASE);
+	ck_assert_int_eq(harness_status(h), 0);
+	/* the mutex is free: S2 must get it */
+	pf = (struct pollfd){ .fd = got[0], .events = POLLIN };
+	if (poll(&pf, 1, 3000) != 1) {
+		kill(s2, SIGKILL);
+		harness_status(s2);
+		ck_abort_msg("the second sleeper still sleeps on a free mutex (lost wake-up)");
+	}
+	ck_assert_int_eq(read(got[0], &c, 1), 1);
+	ck_assert_int_eq(harness_status(s2), 0);
+	ck_assert_int_eq(pthread_mutex_lock(&area->m[PEER_ROBUST]), 0);
+	ck_assert_int_eq(pthread_mutex_unlock(&area->m[PEER_ROBUST]), 0);
+	unlink(area_path);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("robust");
@@ -411,5 +526,6 @@ int main(void)
 	tcase_add_test(tc, interop_counts_with_glibc);
 	tcase_add_test(tc, interop_glibc_owner_killed);
 	tcase_add_test(tc, interop_fthr_owner_killed);
+	tcase_add_loop_test(tc, woken_sleeper_killed_loses_no_wakeup, 0, 4);
 	return harness_main(s);
 }

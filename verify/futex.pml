@@ -38,6 +38,9 @@
  *               SPURIOUS  a sleeper returns 0 without a wake
  *               EINTRS    a sleeper returns EINTR (a signal handler ran)
  *               TIMEOUTS  a timed sleeper returns ETIMEDOUT
+ *               RECHECK_OK (no budget: a model's predicate) a sleeper whose
+ *                         sleep has a bound returns F_RECHECK once nothing
+ *                         else can happen
  *               CANCELS   (cancelable wait only) the thread is cancelled
  *                         while asleep, or after the wait returned but
  *                         before the cancel type is set back (host.c: the
@@ -73,6 +76,10 @@
 #define F_EAGAIN	11
 #define F_ETIMEDOUT	110
 #define F_CANCELLED	255	/* model only: the thread was cancelled in the wait */
+#define F_RECHECK	253	/* model only: the sleep's bound passed */
+#ifndef RECHECK_OK
+#define RECHECK_OK	0
+#endif
 
 #define ALL		255	/* INT_MAX as a wake / move count */
 
@@ -218,6 +225,11 @@ inline futex_sleep(ret, timed, cancelable)
 		tmo_left--; FQ_DEQUEUE(); fsleep[_pid] = 0; ret = F_ETIMEDOUT }
 	:: atomic { cancelable && cancel_left > 0 && fsleep[_pid] != 0 ->
 		cancel_left--; FQ_DEQUEUE(); fsleep[_pid] = 0; ret = F_CANCELLED }
+	/* a sleep bounded in time (RECHECK_OK, a model's option: true for the
+	 * sleepers whose sleep has a bound): once nothing else can happen
+	 * (Promela's timeout), the bound passes */
+	:: atomic { RECHECK_OK && timeout && fsleep[_pid] != 0 ->
+		FQ_DEQUEUE(); fsleep[_pid] = 0; ret = F_RECHECK }
 	fi
 }
 

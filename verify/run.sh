@@ -43,6 +43,9 @@ mkdir "$scratch/src" && cp "$dir"/*.pml "$scratch/src/" || exit 2
 runs() {
 cat <<'EOF'
 mutex|mutex.pml|-DTIMEOUTS=1 -DSPURIOUS=1|safety||ok|
+robust|robust.pml|-DTIMEOUTS=1|safety||ok|
+robust-4threads|robust.pml|-DNTHR=4 -DITERS=1|safety||ok|
+robust-two-deaths|robust.pml|-DDEATHS=2|safety||ok|
 cond|cond.pml|-DTIMEOUTS=1 -DCANCELS=1|safety||ok|
 cond-spurious|cond.pml|-DSPURIOUS=1 -DEINTRS=1|safety||ok|
 cond-flags|cond.pml|-DFLAGS -DTIMEOUTS=1 -DCANCELS=1|safety||ok|
@@ -89,6 +92,9 @@ realbug/barrier-over-count-lost|barrier.pml|-DTWO_WORDS -DNTHR=4 -DCOUNT=2 -DITE
 realbug/rwlock-bias-recursive|rwlock_bias.pml|-DREVOKE_HOLDING_WRITER -DRECURSIVE_READ -DNSLOT=2 -DNR=1|quick||err|invalid end state
 realbug/rwlock-bias-handoff|rwlock_bias.pml|-DREVOKE_HOLDING_WRITER -DHANDOFF -DPREFER_READER|quick||err|invalid end state
 realbug/rwlock-bias-epoch|rwlock_bias.pml|-DNO_EPOCH -DNR=1 -DNW=2 -DITERS=3|quick||err|assertion violated
+realbug/robust-woken-dies|robust.pml|-DNO_RECHECK|quick||err|invalid end state
+check/robust-glibc-sleepers|robust.pml|-DNGLIBC=3|quick||err|invalid end state
+check/robust-glibc-mixed|robust.pml|-DNGLIBC=2|quick||err|invalid end state
 check/rwlock-readerpref-ltl|rwlock.pml|-DPREFER_READER -DFOREVER -DLTL_WRITER -DSEQMOD=3 -DNOSPIN|liveness||err|acceptance cycle
 seeded/mutex_unlock_nowake|mutex.pml|-DSEED_UNLOCK_NOWAKE|quick||err|invalid end state
 seeded/cond_signal_noseq|cond.pml|-DSEED_SIGNAL_NOSEQ -DONLY_SIGNAL|quick||err|invalid end state
