@@ -43,6 +43,39 @@ static inline int shared_make_cond_rw(struct shared_area *a)
 	return 0;
 }
 
+/* The kill -9 rounds' victim: ping-pong on (rm, c) as player 1, the
+ * robust mutex's deaths made consistent; at round target it hands the turn
+ * back, signals, says 'V' on fd and waits to be killed holding rm. */
+static inline int shared_victim(struct shared_area *a, long target, int fd)
+{
+	int r;
+
+	for (;;) {
+		r = pthread_mutex_lock(&a->rm);
+		if (r == EOWNERDEAD)
+			r = pthread_mutex_consistent(&a->rm);
+		if (r)
+			return 60;
+		while (a->turn != 1) {
+			r = pthread_cond_wait(&a->c, &a->rm);
+			if (r == EOWNERDEAD)
+				r = pthread_mutex_consistent(&a->rm);
+			if (r)
+				return 61;
+		}
+		a->turn = 0;
+		if (++a->rounds == target) {
+			pthread_cond_signal(&a->c);
+			if (write(fd, "V", 1) != 1)
+				return 62;
+			for (;;)
+				pause();
+		}
+		pthread_cond_signal(&a->c);
+		pthread_mutex_unlock(&a->rm);
+	}
+}
+
 /* Destroy and make again the condition variables and the rwlock (the other
  * process idle). */
 static inline int shared_remake(struct shared_area *a)

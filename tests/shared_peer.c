@@ -11,6 +11,7 @@
  *   shared_peer cancelwait PATH / cancelsignal PATH
  *   shared_peer ownerwait PATH / ownerdie PATH FD
  *   shared_peer remake PATH                 destroy and make c, cm, rw again
+ *   shared_peer victim PATH TARGET FD       shared_victim (shared_area.h)
  * Exit 0 on success; bounded by alarm(). */
 #include <fcntl.h>
 #include <stdio.h>
@@ -69,6 +70,8 @@ int main(int argc, char **argv)
 		return shared_owner_wait(a);
 	if (!strcmp(argv[1], "ownerdie") && argc > 3)
 		return shared_owner_die(a, atoi(argv[3]));
+	if (!strcmp(argv[1], "victim") && argc > 4)
+		return shared_victim(a, atol(argv[3]), atoi(argv[4]));
 	if (!strcmp(argv[1], "remake"))
 		return shared_remake(a) ? 7 : 0;
 	return 2;

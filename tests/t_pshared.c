@@ -203,6 +203,75 @@ START_TEST(owner_dies_wait_gets_ownerdead)
 }
 END_TEST
 
+/* kill -9 rounds on the robust mutex + condition variable pair: each round
+ * a victim (plain glibc in even rounds, an fthr child in odd ones)
+ * ping-pongs with this process, then, at a round count of its own, dies
+ * holding the mutex just after it signalled: this process's wait returns
+ * EOWNERDEAD, the count is exact, and the pair works on in the next
+ * round. _i: glibc makes the objects. */
+START_TEST(kill9_rounds_robust_cond)
+{
+	enum { ROUNDS = 12 };
+	char t[16], f[16];
+	int p[2], r;
+	pthread_t k;
+
+	if (harness_skip_without_robust_list("kill9_rounds_robust_cond"))
+		return;
+	make_area(_i & 1);
+	ck_assert_int_eq(pipe(p), 0);
+	kill_fd = p[0];
+	for (int round = 0; round < ROUNDS; round++) {
+		long target = 20 + 37 * round % 200;
+		bool dead = false;
+
+		a->turn = 0;
+		a->rounds = 0;
+		snprintf(t, sizeof(t), "%ld", target);
+		snprintf(f, sizeof(f), "%d", p[1]);
+		if (round % 2 == 0) {
+			kill_pid = harness_spawn_peer((char *[]){ "shared_peer", "victim", path, t, f,
+								  NULL });
+		} else {
+			kill_pid = fork();
+			ck_assert_int_ge(kill_pid, 0);
+			if (kill_pid == 0)
+				_exit(shared_victim(a, target, p[1]));
+		}
+		ck_assert_int_eq(pthread_create(&k, NULL, killer, NULL), 0);
+		while (!dead) {
+			r = pthread_mutex_lock(&a->rm);
+			if (r == EOWNERDEAD) {
+				dead = true;
+				ck_assert_int_eq(pthread_mutex_consistent(&a->rm), 0);
+			} else {
+				ck_assert_int_eq(r, 0);
+			}
+			while (!dead && a->turn != 0) {
+				r = pthread_cond_wait(&a->c, &a->rm);
+				if (r == EOWNERDEAD) {
+					dead = true;
+					ck_assert_int_eq(pthread_mutex_consistent(&a->rm), 0);
+				} else {
+					ck_assert_int_eq(r, 0);
+				}
+			}
+			if (!dead) {
+				a->turn = 1;
+				ck_assert_int_eq(pthread_cond_signal(&a->c), 0);
+			}
+			ck_assert_int_eq(pthread_mutex_unlock(&a->rm), 0);
+		}
+		ck_assert_ptr_null(harness_join(k, 30));
+		ck_assert_int_eq(harness_status(kill_pid), 128 + SIGKILL);
+		ck_assert_int_eq(a->rounds, target);
+	}
+	close(p[0]);
+	close(p[1]);
+	drop_area();
+}
+END_TEST
+
 /* _i: glibc makes the lock. Two readers-and-writers each side. */
 START_TEST(rwlock_exclusion_with_glibc)
 {
@@ -279,6 +348,7 @@ int main(void)
 	tcase_add_loop_test(tc, cancelled_waiter_loses_nothing, 0, 4);
 	tcase_add_loop_test(tc, owner_dies_wait_gets_ownerdead, 0, 4);
 	tcase_add_loop_test(tc, remake_while_the_other_is_idle, 0, 4);
+	tcase_add_loop_test(tc, kill9_rounds_robust_cond, 0, 2);
 	tc = harness_tcase(s, "rwlock", 60);
 	tcase_add_loop_test(tc, rwlock_exclusion_with_glibc, 0, 2);
 	tc = harness_tcase(s, "barrier", 60);
