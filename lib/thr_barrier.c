@@ -104,7 +104,6 @@ FTHR_HIDDEN int fthr_barrier_init(pthread_barrier_t *bar,
 				  const pthread_barrierattr_t *a, unsigned count)
 {
 	struct barrier *b = B(bar);
-
 	bool shared = a && a->__align == PTHREAD_PROCESS_SHARED;
 
 	if (count == 0 || count >= INT_MAX) /* glibc's bound: UINT_MAX / 2 */
