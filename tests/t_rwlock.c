@@ -1613,6 +1613,57 @@ START_TEST(reads_while_a_writer_waits)
 }
 END_TEST
 
+/* A reader-preferring lock read by several threads turns its bias on
+ * while a writer sleeps (its readers pass that writer anyway); the
+ * writer, woken by the last read through the lock's word, revokes and
+ * gets the lock. (fthr once waited for no writer to wait: with more
+ * threads than cpus some writer nearly always slept, and the bias stayed
+ * off: see the ChangeLog.) */
+static int sw_tid, sw_got;
+static void *sleeping_writer(void *arg)
+{
+	pthread_rwlock_t *rw = arg;
+
+	STORE(&sw_tid, gettid_());
+	if (pthread_rwlock_wrlock(rw) != 0)
+		return (void *)1;
+	STORE(&sw_got, 1);
+	return (void *)(long)pthread_rwlock_unlock(rw);
+}
+
+static const int rpref_kinds[] = { KIND_DEFAULT, KIND_STATIC,
+				   PTHREAD_RWLOCK_PREFER_READER_NP };
+
+START_TEST(bias_comes_on_past_a_sleeping_writer)
+{
+	pthread_rwlock_t rw;
+	struct read_holder h = { &rw, 0, 0 };
+	pthread_t ht, w;
+
+	init_kind(&rw, rpref_kinds[_i], PTHREAD_PROCESS_PRIVATE);
+	sw_tid = sw_got = 0;
+	ck_assert_int_eq(pthread_create(&ht, NULL, hold_read, &h), 0);
+	ck_assert_int_eq(harness_wait_nonzero(&h.held, 10), 1);
+	ck_assert_int_eq(pthread_create(&w, NULL, sleeping_writer, &rw), 0);
+	ck_assert_int_eq(harness_wait_nonzero(&sw_tid, 10), 1);
+	harness_wait_asleep(LOAD(&sw_tid), 5); /* the writer sleeps in wrlock */
+	for (int i = 0; i < 32; i++) {
+		ck_assert_int_eq(pthread_rwlock_rdlock(&rw), 0);
+		ck_assert_int_eq(pthread_rwlock_unlock(&rw), 0);
+	}
+	ck_assert_int_eq(LOAD(&sw_got), 0);
+	if (under_fthr())
+		ck_assert_int_eq(bias_word(&rw), 1);
+	STORE(&h.release, 1);
+	ck_assert_ptr_eq(harness_join(ht, 10), NULL);
+	ck_assert_ptr_eq(harness_join(w, 10), NULL);
+	ck_assert_int_eq(LOAD(&sw_got), 1);
+	ck_assert_int_eq(pthread_rwlock_trywrlock(&rw), 0);
+	ck_assert_int_eq(pthread_rwlock_unlock(&rw), 0);
+	ck_assert_int_eq(pthread_rwlock_destroy(&rw), 0);
+}
+END_TEST
+
 START_TEST(read_mostly_stress)
 {
 	pthread_t t[4];
@@ -1678,6 +1729,8 @@ int main(void)
 	tcase_add_loop_test(tc, destroy_forgets_biased_readers, 0,
 			    (int)(sizeof(bias_kinds) / sizeof(bias_kinds[0])));
 	tcase_add_loop_test(tc, reads_while_a_writer_waits, 0, 2);
+	tcase_add_loop_test(tc, bias_comes_on_past_a_sleeping_writer, 0,
+			    (int)(sizeof(rpref_kinds) / sizeof(rpref_kinds[0])));
 	tcase_add_loop_test(tc, read_mostly_stress, 0,
 			    (int)(sizeof(bias_kinds) / sizeof(bias_kinds[0])));
 	tc = harness_tcase(s, "priority", 20);

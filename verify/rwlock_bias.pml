@@ -30,7 +30,8 @@
  *   maybe_bias   after a read lock through state on rdlock's fast path
  *             and in tryrdlock (not after rdlock_slow): bias == OFF and no
  *             revoker at work (rev & REVS), then (streak: nondeterministic,
- *             either counting up or reached) state has no WR_WAIT ->
+ *             either counting up or reached) state has no WR_WAIT
+ *             (writer-preferring kinds only) ->
  *             CAS(bias, (e, OFF) -> (e + 1, ON)), e the epoch the first
  *             look saw. The reader holds its read lock through state all
  *             along.
@@ -314,7 +315,7 @@ inline maybe_bias()
 #if defined(REVOKE_HOLDING_WRITER) || defined(NO_EPOCH)
 			:: st_wrwait == 0 -> bias = ON	/* !(state & WR_WAIT) */
 #else
-			:: st_wrwait == 0 ->	/* !(state & WR_WAIT) */
+			:: st_wrwait == 0 || !PREFERS_WRITERS ->	/* !(state & WR_WAIT) */
 				atomic {	/* CAS((be, OFF) -> (be + 1, ON)) */
 					if
 					:: bias == OFF && bepoch == be ->
