@@ -14,13 +14,20 @@ bool fthr_lll_spin(volatile int *w, int patience)
 	 * budget: a thread whose spins failed (budget down to FTHR_SPIN_MIN)
 	 * must still look a few times, or it would sleep at nearly every
 	 * contended lock while threads with large budgets take the lock
-	 * (measured: one thread in 64 got 1/1000 of a fair share). */
+	 * (measured: one thread in 64 got 1/1000 of a fair share). But a
+	 * word that reads 2 before the patience has sleepers queued already:
+	 * the holder is often off its cpu (sysbench "threads": it yields
+	 * holding the lock), and the patience alone, 64 relax hints, cost
+	 * more than the look it waits for can win; queue at once (and leave
+	 * the budget alone: no spin was tried). */
 	if (fthr_crowded()) { /* one look, no spin (self.h) */
 		if (a_load_relaxed(w) == 0 && fthr_lll_trylock(w))
 			return true;
 		fthr_self_rec.yield_off--;
 		return false;
 	}
+	if (a_load_relaxed(w) == 2)
+		return false;
 	fthr_be_patient(patience);
 	for (spent = 0; spent < budget && (v = a_load_relaxed(w)) == 1; spent++)
 		arch_cpu_relax();

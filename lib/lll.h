@@ -2,8 +2,8 @@
  *   0 unlocked, 1 locked, 2 locked and somebody may sleep on the word.
  *   lock    CAS 0->1; else, while the word reads 1, spin a while (self.h;
  *           a mutex looks first after FTHR_PATIENCE) retrying CAS 0->1; then
- *           (if the word reads 2, sleep first) loop { SWAP(2) returned 0:
- *           ours; futex_wait(word, 2) }
+ *           (if the word reads 2, at once or after the spin: sleep first)
+ *           loop { SWAP(2) returned 0: ours; futex_wait(word, 2) }
  *   unlock  SWAP(0); old value 2 -> futex_wake(word, 1)
  * Mutexes (thr_mutex.c) put their bookkeeping around it; rwlocks and the
  * named-semaphore registry use it bare as an internal lock.
