@@ -400,12 +400,31 @@ static inline void bias_stop(struct rwlock *l)
 					    __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
 }
 
+/* A writer that holds a read lock of l itself, in a slot: glibc's
+ * results for a writer that waits for its own read (a try gets EBUSY, a
+ * timed wait ETIMEDOUT at its deadline, whether or not the bias is on);
+ * an untimed one, which glibc never returns from, fails with EDEADLK. */
+static FTHR_COLD int own_read_hold(bool wait, clockid_t clk, const struct timespec *abstime)
+{
+	int r, never = 0;
+
+	if (!wait)
+		return EBUSY;
+	if (!abstime)
+		return EDEADLK;
+	if ((r = fthr_abstime_check(abstime)))
+		return r;
+	while ((r = fthr_futex_wait(&never, 0, false, clk, abstime)) != ETIMEDOUT)
+		;
+	return ETIMEDOUT;
+}
+
 /* A writer that found the bias on, holding nothing: wait until no slot
  * holds l. 'wait' false: only look. Returns 0 (every slot was seen free
  * with the bias off for new readers; OFF now, unless a reader turned it on
- * again meanwhile), EBUSY (a slot holds it and !wait), EDEADLK (the
- * caller's own slot holds it), or for a deadline (abstime not NULL) EINVAL
- * or ETIMEDOUT. Several may run at once (rev counts them). */
+ * again meanwhile), EBUSY (a slot holds it and !wait), for the caller's
+ * own slot what own_read_hold says, or for a deadline (abstime not NULL)
+ * EINVAL or ETIMEDOUT. Several may run at once (rev counts them). */
 static FTHR_NOINLINE int revoke(struct rwlock *l, bool wait, clockid_t clk,
 				const struct timespec *abstime)
 {
@@ -429,7 +448,7 @@ static FTHR_NOINLINE int revoke(struct rwlock *l, bool wait, clockid_t clk,
 				int v = __atomic_load_n(&l->rev, __ATOMIC_SEQ_CST);
 
 				if (&rblocks[i] == mine) {
-					r = EDEADLK;
+					r = own_read_hold(wait, clk, abstime);
 				} else if (!wait) {
 					r = EBUSY;
 				} else if (abstime && (r = fthr_abstime_check(abstime))) {
@@ -947,10 +966,20 @@ FTHR_HIDDEN FTHR_INLINED int fthr_rwlock_unlock(pthread_rwlock_t *rw)
 	return unlock_slow(l);
 }
 
+static void forget_slots(struct rwlock *l);
+
+/* An init over a lock that reader slots still hold (undefined, but glibc
+ * starts afresh: a program that re-inits a lock its threads misused works
+ * there) forgets them first, as a destroy does: a slot left holding l
+ * would make its thread's later reads of the new lock nest on that slot,
+ * unseen by writers (tests/difftest.c found it). */
 FTHR_HIDDEN FTHR_INLINED int fthr_rwlock_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t *a)
 {
 	struct rwlock *l = R(rw);
 	const int *attr = a ? (const int *)a : NULL;
+
+	if (unlikely(!bias_off(a_load_relaxed(&l->bias))) && !l->shared)
+		forget_slots(l);
 
 	if (attr && attr[1] == PTHREAD_PROCESS_SHARED && fthr_hs()->ok_rwlock)
 		return fthr_hs()->rw_init(rw, a); /* the same attribute layout */
@@ -967,7 +996,7 @@ FTHR_HIDDEN FTHR_INLINED int fthr_rwlock_init(pthread_rwlock_t *rw, const pthrea
  * holds l: the caller's own (its counts follow), a live thread's (its
  * later unlock of l finds none and returns 0), an exited thread's (its
  * block goes back to the pool once empty). */
-static FTHR_NOINLINE void forget_slots(struct rwlock *l)
+static FTHR_NOINLINE FTHR_COLD void forget_slots(struct rwlock *l)
 {
 	struct fthr_self *self = &fthr_self_rec;
 	int n = __atomic_load_n(&nblocks, __ATOMIC_SEQ_CST);

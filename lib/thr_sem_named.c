@@ -1,8 +1,9 @@
 /* lib/thr_sem_named.c: named semaphores, the same files glibc uses
  * (/dev/shm/sem.NAME holding one sem_t), so fthr and plain-glibc processes
- * open the same semaphore. A process maps each file once: opening a name it
- * has open already returns the same address (as glibc), counted, and
- * sem_close unmaps on the last close. The list of mappings is guarded by a
+ * open the same semaphore. A process maps each file once per name as the
+ * caller spells it: opening a name it has open already returns the same
+ * address, counted, and sem_close unmaps on the last close (glibc's rule:
+ * "/x" and "x" name one file but are two mappings, two handles). The list of mappings is guarded by a
  * low-level lock; no futex protocol of its own beyond that (the semaphore
  * is thr_sem.c's).
  */
@@ -30,6 +31,7 @@ struct mapping {
 	ino_t ino;
 	int refs;
 	sem_t *sem;
+	char name[];	/* as the caller gave it */
 };
 
 static struct mapping *mappings;
@@ -51,8 +53,9 @@ static bool sem_path(const char *name, char *buf, size_t size)
 	return true;
 }
 
-/* Map fd (or reuse this process's mapping of the same file). */
-static sem_t *map_sem(int fd)
+/* Map fd (or reuse this process's mapping of the same file under the
+ * same name). */
+static sem_t *map_sem(int fd, const char *name)
 {
 	struct stat st;
 	struct mapping *m;
@@ -63,12 +66,12 @@ static sem_t *map_sem(int fd)
 		return SEM_FAILED;
 	fthr_lll_lock(&mappings_lock, false);
 	for (m = mappings; m; m = m->next)
-		if (m->dev == st.st_dev && m->ino == st.st_ino) {
+		if (m->dev == st.st_dev && m->ino == st.st_ino && !strcmp(m->name, name)) {
 			m->refs++;
 			sem = m->sem;
 			goto out;
 		}
-	m = malloc(sizeof(*m));
+	m = malloc(sizeof(*m) + strlen(name) + 1);
 	if (!m) {
 		errno = ENOMEM;
 		goto out;
@@ -78,7 +81,9 @@ static sem_t *map_sem(int fd)
 		free(m);
 		goto out;
 	}
-	*m = (struct mapping){ mappings, st.st_dev, st.st_ino, 1, p };
+	m->next = mappings, m->dev = st.st_dev, m->ino = st.st_ino;
+	m->refs = 1, m->sem = p;
+	strcpy(m->name, name);
 	mappings = m;
 	sem = p;
 out:
@@ -143,16 +148,18 @@ FTHR_HIDDEN sem_t *fthr_sem_open(const char *name, int oflag, ...)
 		mode = va_arg(ap, mode_t);
 		value = va_arg(ap, unsigned);
 		va_end(ap);
-		if (value > SEM_VALUE_MAX) {
-			errno = EINVAL;
-			return SEM_FAILED;
-		}
 	}
 	for (;;) {
 		if (!(oflag & O_CREAT) || !(oflag & O_EXCL)) {
 			fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
 			if (fd >= 0 || errno != ENOENT || !(oflag & O_CREAT))
 				break;
+		}
+		/* as glibc, the value is checked only when the file is made:
+		 * opening an existing semaphore ignores it */
+		if (value > SEM_VALUE_MAX) {
+			errno = EINVAL;
+			return SEM_FAILED;
 		}
 		fd = create_sem_file(path, mode, value);
 		if (fd >= 0 || errno != EEXIST || (oflag & O_EXCL))
@@ -161,7 +168,7 @@ FTHR_HIDDEN sem_t *fthr_sem_open(const char *name, int oflag, ...)
 	}
 	if (fd < 0)
 		return SEM_FAILED;
-	sem = map_sem(fd);
+	sem = map_sem(fd, name);
 	close(fd);
 	if (sem != SEM_FAILED)
 		errno = saved; /* the first open() may have failed on the way */

@@ -1634,6 +1634,62 @@ static void *sleeping_writer(void *arg)
 static const int rpref_kinds[] = { KIND_DEFAULT, KIND_STATIC,
 				   PTHREAD_RWLOCK_PREFER_READER_NP };
 
+/* A thread that holds a read lock and asks for the write lock with a
+ * deadline waits for itself: ETIMEDOUT at the deadline, as on glibc,
+ * whether its read is in a slot (_i = 1: the bias on) or in the lock's
+ * word; a try gets EBUSY (tests/difftest.c found EDEADLK at once). */
+START_TEST(own_read_then_timed_write_times_out)
+{
+	pthread_rwlock_t rw;
+	struct timespec d;
+	int64_t t0, waited;
+
+	init_kind(&rw, PTHREAD_RWLOCK_PREFER_READER_NP, PTHREAD_PROCESS_PRIVATE);
+	if (_i)
+		warm_reads(&rw);
+	ck_assert_int_eq(pthread_rwlock_rdlock(&rw), 0);
+	if (_i && under_fthr())
+		ck_assert_int_eq(bias_word(&rw), 1);
+	ck_assert_int_eq(pthread_rwlock_trywrlock(&rw), EBUSY);
+	t0 = harness_now_ns(CLOCK_MONOTONIC);
+	d = harness_deadline(CLOCK_REALTIME, 60);
+	ck_assert_int_eq(pthread_rwlock_timedwrlock(&rw, &d), ETIMEDOUT);
+	d = harness_deadline(CLOCK_MONOTONIC, 60);
+	ck_assert_int_eq(pthread_rwlock_clockwrlock(&rw, CLOCK_MONOTONIC, &d), ETIMEDOUT);
+	waited = harness_now_ns(CLOCK_MONOTONIC) - t0;
+	ck_assert_int_ge(waited, 100 * 1000000LL);
+	ck_assert_int_eq(pthread_rwlock_unlock(&rw), 0);
+	ck_assert_int_eq(pthread_rwlock_trywrlock(&rw), 0);
+	ck_assert_int_eq(pthread_rwlock_unlock(&rw), 0);
+	ck_assert_int_eq(pthread_rwlock_destroy(&rw), 0);
+}
+END_TEST
+
+/* pthread_rwlock_init over a lock the caller still reads through a slot
+ * (undefined, but glibc starts afresh): the caller's next reads are reads
+ * of the new lock, which a write lock must wait for (before: they nested
+ * on the stale slot and the same thread's trywrlock succeeded). */
+START_TEST(init_forgets_the_callers_slot)
+{
+	pthread_rwlock_t rw;
+
+	init_kind(&rw, PTHREAD_RWLOCK_PREFER_READER_NP, PTHREAD_PROCESS_PRIVATE);
+	warm_reads(&rw);
+	ck_assert_int_eq(pthread_rwlock_rdlock(&rw), 0);
+	if (under_fthr())
+		ck_assert_int_eq(bias_word(&rw), 1);
+	ck_assert_int_eq(pthread_rwlock_init(&rw, NULL), 0);
+	ck_assert_int_eq(pthread_rwlock_rdlock(&rw), 0);
+	ck_assert_int_eq(pthread_rwlock_rdlock(&rw), 0);
+	ck_assert_int_eq(pthread_rwlock_trywrlock(&rw), EBUSY);
+	ck_assert_int_eq(pthread_rwlock_unlock(&rw), 0);
+	ck_assert_int_eq(pthread_rwlock_unlock(&rw), 0);
+	ck_assert_int_eq(pthread_rwlock_trywrlock(&rw), 0);
+	ck_assert_int_eq(pthread_rwlock_unlock(&rw), 0);
+	ck_assert_int_eq(pthread_rwlock_destroy(&rw), 0);
+}
+END_TEST
+
 START_TEST(bias_comes_on_past_a_sleeping_writer)
 {
 	pthread_rwlock_t rw;
@@ -1725,6 +1781,8 @@ int main(void)
 	tcase_add_loop_test(tc, biased_reader_holds_off_writers, 0,
 			    (int)(sizeof(bias_kinds) / sizeof(bias_kinds[0])));
 	tcase_add_test(tc, own_biased_read_then_write_is_edeadlk);
+	tcase_add_loop_test(tc, own_read_then_timed_write_times_out, 0, 2);
+	tcase_add_test(tc, init_forgets_the_callers_slot);
 	tcase_add_test(tc, reader_slots_come_back);
 	tcase_add_loop_test(tc, destroy_forgets_biased_readers, 0,
 			    (int)(sizeof(bias_kinds) / sizeof(bias_kinds[0])));

@@ -1349,6 +1349,37 @@ START_TEST(named_errors)
 }
 END_TEST
 
+/* glibc's rules that tests/difftest.c compared: O_CREAT of an existing
+ * semaphore ignores the value, even one above SEM_VALUE_MAX (checked only
+ * when the file is made); a name spelled without its leading slash is the
+ * same file but a handle of its own, closed on its own. */
+START_TEST(named_glibc_open_rules)
+{
+	char name[64];
+	sem_t *s1, *s2, *s3;
+
+	uniq_name(name, sizeof(name), "rules");
+	s1 = sem_open(name, O_CREAT | O_EXCL, 0600, 2);
+	ck_assert_msg(s1 != SEM_FAILED, "sem_open: %s", strerror(errno));
+	s2 = sem_open(name, O_CREAT, 0600, (unsigned)SEM_VALUE_MAX + 1);
+	ck_assert_msg(s2 != SEM_FAILED, "O_CREAT, existing, value too large: %s",
+		      strerror(errno));
+	ck_assert_ptr_eq(s2, s1);
+	ck_assert_int_eq(val(s2), 2);
+	s3 = sem_open(name + 1, 0); /* "fthr-..." for "/fthr-..." */
+	ck_assert_msg(s3 != SEM_FAILED, "without the slash: %s", strerror(errno));
+	ck_assert_ptr_ne(s3, s1);
+	ck_assert_int_eq(sem_post(s3), 0); /* the same semaphore */
+	ck_assert_int_eq(val(s1), 3);
+	ck_assert_int_eq(sem_close(s3), 0);
+	ck_assert_int_eq(sem_close(s2), 0);
+	ck_assert_int_eq(sem_trywait(s1), 0); /* the first handle still works */
+	ck_assert_int_eq(val(s1), 2);
+	ck_assert_int_eq(sem_unlink(name), 0);
+	ck_assert_int_eq(sem_close(s1), 0);
+}
+END_TEST
+
 START_TEST(named_across_fork)
 {
 	char name[64];
@@ -1602,6 +1633,7 @@ int main(void)
 	tcase_add_unchecked_fixture(tc, leftovers_setup, leftovers_teardown);
 	tcase_add_test(tc, named_open_share_close_unlink);
 	tcase_add_test(tc, named_errors);
+	tcase_add_test(tc, named_glibc_open_rules);
 	tcase_add_test(tc, named_across_fork);
 	tc = harness_tcase(s, "interop", 30);
 	tcase_add_unchecked_fixture(tc, leftovers_setup, leftovers_teardown);
