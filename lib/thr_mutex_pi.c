@@ -76,7 +76,8 @@ static int pi_took(pthread_mutex_t *m, int kind, struct fthr_robust_list *h, int
 	return 0;
 }
 
-/* A normal mutex locked by its owner: deadlock, bounded by the deadline. */
+/* A normal mutex locked by its owner, or one whose owner died (not
+ * robust): deadlock, bounded by the deadline. */
 static int pi_self_deadlock(clockid_t clk, const struct timespec *abstime)
 {
 	for (;;) {
@@ -122,10 +123,18 @@ int fthr_pi_lock(pthread_mutex_t *m, int kind, clockid_t clk,
 		if ((r = fthr_mutex_relock(m, kind & FTHR_MUTEX_KIND_MASK, false)) >= 0)
 			return r;
 	}
-	if (timed && (r = fthr_abstime_check(abstime)) != 0)
+	/* a negative tv_sec: EINVAL, the kernel's answer to such a deadline,
+	 * which glibc passes on (its other mutexes say ETIMEDOUT) */
+	if (timed && (r = fthr_abstime_check(abstime)) != 0) {
+		if (r == ETIMEDOUT)
+			r = EINVAL;
 		goto fail;
+	}
 	r = fthr_futex_lock_pi(w, pi_shared(kind), clk, timed ? abstime : NULL);
-	if (r == EDEADLK && (kind & FTHR_MUTEX_KIND_MASK) != PTHREAD_MUTEX_ERRORCHECK)
+	/* ESRCH: the owner of a mutex that is not robust died holding it;
+	 * glibc waits out the deadline (or for ever), as for a relock */
+	if ((r == EDEADLK && (kind & FTHR_MUTEX_KIND_MASK) != PTHREAD_MUTEX_ERRORCHECK) ||
+	    (r == ESRCH && !(kind & FTHR_MUTEX_ROBUST)))
 		r = pi_self_deadlock(clk, timed ? abstime : NULL);
 	if (r == 0)
 		return pi_took(m, kind, h, tid);

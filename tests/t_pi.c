@@ -42,6 +42,15 @@ static void *other_timed(void *a)
 		return (void *)-1L; /* returned before its deadline */
 	return (void *)(long)r;
 }
+/* a deadline with a negative tv_sec: glibc's PI mutexes pass on the
+ * kernel's EINVAL (tests/difftest.c compared it) */
+static void *other_negative(void *a)
+{
+	struct timespec neg = { -5, 0 };
+
+	(void)a;
+	return (void *)(long)pthread_mutex_clocklock(&pm, CLOCK_MONOTONIC, &neg);
+}
 static long in_thread(void *(*fn)(void *), void *arg)
 {
 	pthread_t t;
@@ -62,6 +71,7 @@ START_TEST(results_per_type)
 	ck_assert_int_eq(in_thread(other_unlock, NULL), EPERM);
 	ck_assert_int_eq(in_thread(other_timed, (void *)(long)CLOCK_REALTIME), ETIMEDOUT);
 	ck_assert_int_eq(in_thread(other_timed, (void *)(long)CLOCK_MONOTONIC), ETIMEDOUT);
+	ck_assert_int_eq(in_thread(other_negative, NULL), EINVAL);
 	if (type == PTHREAD_MUTEX_RECURSIVE) {
 		ck_assert_int_eq(pthread_mutex_lock(&pm), 0);
 		ck_assert_int_eq(pthread_mutex_trylock(&pm), 0);
@@ -73,11 +83,32 @@ START_TEST(results_per_type)
 	} else {
 		ck_assert_int_eq(pthread_mutex_trylock(&pm), EBUSY);
 		ck_assert_int_eq(pthread_mutex_timedlock(&pm, &(struct timespec){ 1, 0 }), ETIMEDOUT);
+		ck_assert_int_eq(pthread_mutex_timedlock(&pm, &(struct timespec){ -5, 0 }), EINVAL);
 	}
 	ck_assert_int_eq(pthread_mutex_unlock(&pm), 0);
 	ck_assert_int_eq(pm.__data.__lock, 0);
 	ck_assert_int_eq(pthread_mutex_unlock(&pm), EPERM);
 	ck_assert_int_eq(pthread_mutex_destroy(&pm), 0);
+}
+END_TEST
+
+/* A PI mutex that is not robust, its owner gone: the kernel answers ESRCH
+ * to a waiter; glibc (and fthr) wait out the deadline: ETIMEDOUT. */
+static void *lock_and_exit(void *a) { (void)a; return (void *)(long)pthread_mutex_lock(&pm); }
+START_TEST(dead_owner_not_robust_times_out)
+{
+	struct timespec past = { 1, 0 };
+	struct timespec dl;
+	int64_t t0;
+
+	init_pi(&pm, types[_i], PTHREAD_PROCESS_PRIVATE, PTHREAD_MUTEX_STALLED);
+	ck_assert_int_eq(in_thread(lock_and_exit, NULL), 0);
+	ck_assert_int_eq(pthread_mutex_trylock(&pm), EBUSY);
+	ck_assert_int_eq(pthread_mutex_timedlock(&pm, &past), ETIMEDOUT);
+	t0 = harness_now_ns(CLOCK_MONOTONIC);
+	dl = harness_deadline(CLOCK_MONOTONIC, 50);
+	ck_assert_int_eq(pthread_mutex_clocklock(&pm, CLOCK_MONOTONIC, &dl), ETIMEDOUT);
+	ck_assert_int_ge(harness_now_ns(CLOCK_MONOTONIC) - t0, 40 * 1000000LL);
 }
 END_TEST
 
@@ -114,7 +145,6 @@ START_TEST(counted_exclusion)
 }
 END_TEST
 
-static void *lock_and_exit(void *a) { (void)a; return (void *)(long)pthread_mutex_lock(&pm); }
 
 START_TEST(robust_pi_owner_death)
 {
@@ -312,6 +342,7 @@ int main(void)
 	tc = harness_tcase(s, "basic", 30);
 	tcase_add_loop_test(tc, results_per_type, 0, 3);
 	tcase_add_loop_test(tc, counted_exclusion, 0, 3);
+	tcase_add_loop_test(tc, dead_owner_not_robust_times_out, 0, 3);
 	tcase_add_loop_test(tc, robust_pi_owner_death, 0, 3);
 	tcase_add_loop_test(tc, cond_with_pi_mutex, 0, 3);
 	tcase_add_test(tc, pshared_across_fork);
