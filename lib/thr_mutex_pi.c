@@ -91,16 +91,15 @@ static int pi_self_deadlock(clockid_t clk, const struct timespec *abstime)
 }
 
 /* The start of lock and trylock: announce a robust mutex on the list,
- * then one CAS 0->tid. Returns 0 (the word is ours), ENOTSUP (no robust
- * list), or EBUSY with the word seen in *old; *h is the list or NULL. */
+ * then one CAS 0->tid. Returns 0 (the word is ours) or EBUSY with the word
+ * seen in *old; *h is the list or NULL. */
 static int pi_enter(pthread_mutex_t *m, int kind, int tid,
 		    struct fthr_robust_list **h, int *old)
 {
 	*h = NULL;
 	*old = 0;
 	if (kind & FTHR_MUTEX_ROBUST) {
-		if (!(*h = fthr_robust_head()))
-			return ENOTSUP;
+		*h = fthr_robust_head();
 		fthr_robust_pending(*h, m);
 	}
 	return __atomic_compare_exchange_n(&m->__data.__lock, old, tid, false,

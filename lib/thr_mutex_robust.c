@@ -91,7 +91,11 @@ static inline void barrier(void)
 	__asm__ __volatile__("" ::: "memory");
 }
 
-/* The calling thread's registered robust list head. */
+/* The calling thread's robust list head: the host library's registered
+ * one, or fthr's own, registered with the kernel when it accepts one. Where
+ * it refuses (qemu-user, a seccomp filter), the list is kept all the same
+ * and robust mutexes work without the kernel's marking of a dead owner's
+ * mutexes: glibc's behaviour there. */
 struct fthr_robust_list *fthr_robust_head(void)
 {
 	struct fthr_self *self = &fthr_self_rec;
@@ -106,8 +110,7 @@ struct fthr_robust_list *fthr_robust_head(void)
 		h->list = h;
 		h->futex_offset = FUTEX_OFFSET;
 		fthr_robust_pending(h, NULL);
-		if (arch_syscall6(SYS_set_robust_list, (long)h, sizeof(*h), 0, 0, 0, 0) != 0)
-			return NULL;
+		(void)arch_syscall6(SYS_set_robust_list, (long)h, sizeof(*h), 0, 0, 0, 0);
 	}
 	self->robust = h;
 	return h;
@@ -202,8 +205,6 @@ int fthr_robust_lock(pthread_mutex_t *m, int kind, clockid_t clk,
 	int tid = fthr_tid(), type = kind & FTHR_MUTEX_KIND_MASK;
 	int waiters = 0, old, r;
 
-	if (!h)
-		return ENOTSUP;
 	fthr_robust_pending(h, m);
 	old = a_load_relaxed(w);
 	for (;;) {
@@ -250,8 +251,6 @@ int fthr_robust_trylock(pthread_mutex_t *m, int kind)
 	struct fthr_robust_list *h = fthr_robust_head();
 	int tid = fthr_tid(), old;
 
-	if (!h)
-		return ENOTSUP;
 	fthr_robust_pending(h, m);
 	old = a_load_relaxed(w);
 	for (;;) {

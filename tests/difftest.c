@@ -9,7 +9,8 @@
  * every clock id, keys and destructors, once, named semaphores and their
  * files under /dev/shm, the C11 calls) and prints one line per call: what
  * was called and what came back (return value, errno where the call sets
- * it, getter values, the identity of pointers). A helper thread takes and
+ * it, getter values, the identity of pointers). Even seeds make no thread;
+ * on odd seeds a helper thread takes and
  * releases objects at scripted points (the harness hands it each step and
  * waits for it: no timing), and scripted short-lived threads die holding
  * mutexes, wait on condition variables and barriers, and run key
