@@ -22,6 +22,19 @@
 FTHR_HIDDEN int fthr_futex_wait(volatile int *addr, int expect, bool shared,
 				clockid_t clk, const struct timespec *abstime);
 
+/* Sleep until the absolute deadline abstime on clk (NULL: for ever),
+ * on a word nobody wakes: what a caller that waits for itself gets (a
+ * relock, a writer holding its own read). abstime, if any, passed
+ * fthr_abstime_check and clk fthr_futex_clock_ok. Returns ETIMEDOUT. */
+static inline int fthr_sleep_until(clockid_t clk, const struct timespec *abstime)
+{
+	int never = 0;
+
+	while (fthr_futex_wait(&never, 0, false, clk, abstime) != ETIMEDOUT)
+		;
+	return ETIMEDOUT;
+}
+
 /* Wake up to n sleepers on addr; returns how many woke (>= 0). */
 FTHR_HIDDEN int fthr_futex_wake(volatile int *addr, int n, bool shared);
 

@@ -76,20 +76,6 @@ static int pi_took(pthread_mutex_t *m, int kind, struct fthr_robust_list *h, int
 	return 0;
 }
 
-/* A normal mutex locked by its owner, or one whose owner died (not
- * robust): deadlock, bounded by the deadline. */
-static int pi_self_deadlock(clockid_t clk, const struct timespec *abstime)
-{
-	for (;;) {
-		if (abstime) {
-			if (clock_nanosleep(clk, TIMER_ABSTIME, abstime, NULL) == 0)
-				return ETIMEDOUT;
-		} else {
-			pause();
-		}
-	}
-}
-
 /* The start of lock and trylock: announce a robust mutex on the list,
  * then one CAS 0->tid. Returns 0 (the word is ours) or EBUSY with the word
  * seen in *old; *h is the list or NULL. */
@@ -130,11 +116,12 @@ int fthr_pi_lock(pthread_mutex_t *m, int kind, clockid_t clk,
 		goto fail;
 	}
 	r = fthr_futex_lock_pi(w, pi_shared(kind), clk, timed ? abstime : NULL);
-	/* ESRCH: the owner of a mutex that is not robust died holding it;
-	 * glibc waits out the deadline (or for ever), as for a relock */
+	/* EDEADLK: a normal mutex locked by its owner; ESRCH: the owner of a
+	 * mutex that is not robust died holding it. glibc waits out the
+	 * deadline (or for ever) in both. */
 	if ((r == EDEADLK && (kind & FTHR_MUTEX_KIND_MASK) != PTHREAD_MUTEX_ERRORCHECK) ||
 	    (r == ESRCH && !(kind & FTHR_MUTEX_ROBUST)))
-		r = pi_self_deadlock(clk, timed ? abstime : NULL);
+		r = fthr_sleep_until(clk, timed ? abstime : NULL);
 	if (r == 0)
 		return pi_took(m, kind, h, tid);
 fail:

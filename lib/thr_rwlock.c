@@ -406,7 +406,7 @@ static inline void bias_stop(struct rwlock *l)
  * an untimed one, which glibc never returns from, fails with EDEADLK. */
 static FTHR_COLD int own_read_hold(bool wait, clockid_t clk, const struct timespec *abstime)
 {
-	int r, never = 0;
+	int r;
 
 	if (!wait)
 		return EBUSY;
@@ -414,9 +414,7 @@ static FTHR_COLD int own_read_hold(bool wait, clockid_t clk, const struct timesp
 		return EDEADLK;
 	if ((r = fthr_abstime_check(abstime)))
 		return r;
-	while ((r = fthr_futex_wait(&never, 0, false, clk, abstime)) != ETIMEDOUT)
-		;
-	return ETIMEDOUT;
+	return fthr_sleep_until(clk, abstime);
 }
 
 /* A writer that found the bias on, holding nothing: wait until no slot

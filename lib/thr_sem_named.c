@@ -3,9 +3,9 @@
  * open the same semaphore. A process maps each file once per name as the
  * caller spells it: opening a name it has open already returns the same
  * address, counted, and sem_close unmaps on the last close (glibc's rule:
- * "/x" and "x" name one file but are two mappings, two handles). The list of mappings is guarded by a
- * low-level lock; no futex protocol of its own beyond that (the semaphore
- * is thr_sem.c's).
+ * "/x" and "x" name one file but are two mappings, two handles). The list
+ * of mappings is guarded by a low-level lock; no futex protocol of its own
+ * beyond that (the semaphore is thr_sem.c's).
  */
 #include "config.h"
 #include <errno.h>
