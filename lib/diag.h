@@ -45,11 +45,12 @@ FTHR_HIDDEN void fthr_diag_misuse(const char *what, const char *kind,
  * so the variant sees the program's return address. */
 #define FTHR_EXPORT_WATCHED(ret, pub, impl, params, args)                      \
 	FTHR_HIDDEN ret diag_##impl params;                                    \
-	__attribute__((visibility("default"))) ret pub params                 \
+	FTHR_HIDDEN ret fthr_entry_##pub params                               \
 	{                                                                      \
-		if (unlikely(fthr_diag_on)) \
+		if (unlikely(fthr_diag_on))                                    \
 			return diag_##impl args;                               \
 		return impl args;                                              \
-	}
+	}                                                                      \
+	FTHR_EXPORT(pub, fthr_entry_##pub);
 
 #endif

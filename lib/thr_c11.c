@@ -132,17 +132,19 @@ FTHR_EXPORT_WATCHED(int, cnd_timedwait, fthr_cnd_timedwait,
 /* (the two that return nothing, written out) */
 FTHR_HIDDEN void diag_fthr_mtx_destroy(mtx_t *m);
 FTHR_HIDDEN void diag_fthr_cnd_destroy(cnd_t *c);
-__attribute__((visibility("default"))) void mtx_destroy(mtx_t *m)
+FTHR_HIDDEN void fthr_entry_mtx_destroy(mtx_t *m)
 {
 	if (unlikely(fthr_diag_on))
 		diag_fthr_mtx_destroy(m);
 	else
 		fthr_mtx_destroy(m);
 }
-__attribute__((visibility("default"))) void cnd_destroy(cnd_t *c)
+FTHR_HIDDEN void fthr_entry_cnd_destroy(cnd_t *c)
 {
 	if (unlikely(fthr_diag_on))
 		diag_fthr_cnd_destroy(c);
 	else
 		fthr_cnd_destroy(c);
 }
+FTHR_EXPORT(mtx_destroy, fthr_entry_mtx_destroy);
+FTHR_EXPORT(cnd_destroy, fthr_entry_cnd_destroy);

@@ -316,4 +316,4 @@ FTHR_HIDDEN int fthr_mutex_consistent(pthread_mutex_t *m)
 }
 
 FTHR_EXPORT(pthread_mutex_consistent, fthr_mutex_consistent);
-FTHR_EXPORT_ASM(pthread_mutex_consistent_np, fthr_mutex_consistent);
+FTHR_EXPORT(pthread_mutex_consistent_np, fthr_mutex_consistent);

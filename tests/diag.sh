@@ -35,7 +35,7 @@ expect() { # description 'condition' (a shell list, evaluated)
 # The watched entry points are ordinary exported functions (no indirect
 # function: ld.so warns about those to bind-now libraries), the same one
 # with the features off and on.
-pub_off=$($NM -D --defined-only "$lib" | awk '$3 == "pthread_mutex_lock" && $2 == "T" { print $1 }')
+pub_off=$($NM -D --defined-only "$lib" | awk '{ n = $3; sub(/@@.*/, "", n) } n == "pthread_mutex_lock" && $2 == "T" { print $1 }')
 how=library
 ifuncs=$($NM -D --defined-only "$lib" | awk '$2 == "i" { print $3 }' | tr '\n' ' ')
 : >"$tmp/err"

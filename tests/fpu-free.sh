@@ -45,7 +45,7 @@ fpu_insns() {
 # points FTHR_PROFILE/FTHR_CHECK can watch are checked as they are: the
 # plain body with the test of the diagnostics flag in front, lib/diag.h.)
 disasm_fn() { # lib sym
-	set -- "$1" "$2" $($NM -D -S --defined-only "$1" | awk -v s="$2" '$4 == s { print $1, $2, $3 }')
+	set -- "$1" "$2" $($NM -D -S --defined-only "$1" | awk -v s="$2" '{ n = $4; sub(/@@.*/, "", n) } n == s { print $1, $2, $3 }')
 	test $# -eq 5 || { echo "no symbol $2 in $1" >&2; return 1; }
 	test "$5" = T || { echo "$2 is of type $5, not an ordinary function" >&2; return 1; }
 	start=$((0x$3)); stop=$((0x$3 + 0x$4))
@@ -98,6 +98,7 @@ if test -n "${FTHR_SRCDIR:-}" && test -n "${FTHR_LIB_SOURCES:-}" && test -n "${C
 	for s in $FTHR_LIB_SOURCES; do case $s in *.c) srcs="$srcs $FTHR_SRCDIR/$s" ;; esac; done
 	# shellcheck disable=SC2086
 	if $CC -shared -fPIC $FTHR_BASE_CFLAGS -D_GNU_SOURCE -I"$FTHR_BUILDDIR" \
+		-Wl,--version-script="$FTHR_BUILDDIR/lib/fthr.map" -I"$FTHR_BUILDDIR/lib" \
 		-I"$FTHR_SRCDIR/lib" -I"$FTHR_SRCDIR/include" -I"$FTHR_SRCDIR/arch/$arch" \
 		-o "$tmp/libnoflags.so" $srcs 2>"$tmp/cc.err"; then
 		echo "== negative control: the same sources without '$FTHR_ARCH_CFLAGS'"

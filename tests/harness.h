@@ -63,6 +63,19 @@ int harness_status(pid_t pid);
 /* The peer's path (for a check that it was built). */
 const char *harness_peer_path(const char *name);
 
+/* glibc's version nodes of the compatibility-only names (the _np mutexattr
+ * calls, __pthread_mutex_lock, ...): found with dlvsym only, on glibc and,
+ * as glibc's, on fthr. */
+#if defined(__x86_64__)
+#define HARNESS_V_BASE "GLIBC_2.2.5"
+#define HARNESS_V_ROBUST "GLIBC_2.4"
+#elif defined(__aarch64__)
+#define HARNESS_V_BASE "GLIBC_2.17"
+#define HARNESS_V_ROBUST "GLIBC_2.17"
+#else
+#error "glibc's base version node for this arch"
+#endif
+
 /* Where the definition of a function lives (dladdr's file name). */
 const char *harness_object_of(void *fn);
 

@@ -1,8 +1,13 @@
 #!/bin/sh
 # What libfthr exports and how it binds:
 #  - exactly the public API in tests/exports.txt, nothing internal;
-#  - unversioned: no version definitions of our own, so a program's
-#    reference to pthread_mutex_lock@GLIBC_2.2.5 binds to fthr's definition;
+#  - versioned as the host's C library (FTHR_HOST_LIBS, configure found
+#    them): every name has exactly the versions glibc gives it, default
+#    (@@) and compatibility (@) alike, fthr's own names FTHR_0; and a
+#    versioned lookup, dlvsym (tests/symver_probe), finds fthr's function
+#    for every one of them, as a glibc-built program's references do;
+#  - a program linked with -lfthr records fthr's versions (tests/t_cond
+#    needs pthread_cond_wait's GLIBC_2.3.2 of libfthr.so.0);
 #  - soname libfthr.so.0;
 #  - internal calls never go through the PLT/GOT: no dynamic relocation of
 #    the library refers to a symbol the library itself defines.
@@ -14,7 +19,7 @@ rc=0
 tmp=$(mktemp -d) || exit 99
 trap 'rm -rf "$tmp"' EXIT
 
-nm -D --defined-only "$lib" | awk '{ print $3 }' | sed 's/@.*//' | sort -u >"$tmp/got"
+nm -D --defined-only "$lib" | awk '$2 != "A" { print $3 }' | sed 's/@.*//' | sort -u >"$tmp/got"
 sort -u "$srcdir/tests/exports.txt" | sed '/^#/d;/^$/d' >"$tmp/want"
 if ! diff -u "$tmp/want" "$tmp/got"; then
 	echo "FAIL: exported symbols differ from tests/exports.txt (- expected, + exported)"
@@ -22,9 +27,45 @@ if ! diff -u "$tmp/want" "$tmp/got"; then
 fi
 echo "exported symbols: $(wc -l <"$tmp/got")"
 
-if readelf -V "$lib" | grep -q 'Version definition'; then
-	echo "FAIL: libfthr defines symbol versions"; readelf -V "$lib" | sed -n '/Version definition/,/^$/p'
-	rc=1
+readelf=${READELF:-readelf}
+"$readelf" -W --dyn-syms "$lib" | awk '$7 != "UND" && $7 != "ABS" && $5 == "GLOBAL" { print $8 }' | sort -u >"$tmp/fthrv"
+if test -n "${FTHR_HOST_LIBS:-}"; then
+	# the host's versions of our names: name@@V / name@V, FTHR_0 if none
+	for h in $FTHR_HOST_LIBS; do "$readelf" -W --dyn-syms "$h"; done |
+		awk '$7 != "UND" && $8 ~ /@/ { n = $8; sub(/ .*/, "", n); print n }' | sort -u >"$tmp/hostv"
+	awk -v hv="$tmp/hostv" 'BEGIN { while ((getline l < hv) > 0) { n = l; sub(/@.*/, "", n); v[n] = v[n] " " l } }
+		{ if ($1 in v) { k = split(v[$1], a, " "); for (i = 1; i <= k; i++) print a[i] } else print $1 "@@FTHR_0" }' \
+		"$tmp/want" | sort -u >"$tmp/wantv"
+	if ! diff -u "$tmp/wantv" "$tmp/fthrv"; then
+		echo "FAIL: symbol versions differ from the host's $FTHR_HOST_LIBS (- host, + fthr)"
+		rc=1
+	fi
+	echo "versioned exports: $(wc -l <"$tmp/fthrv") (default $(grep -c @@ "$tmp/fthrv"), compatibility $(grep -vc @@ "$tmp/fthrv"))"
+	probe=${FTHR_BUILDDIR:-.}/tests/symver_probe
+	if test -x "$probe"; then
+		LD_PRELOAD=$lib "$probe" <"$tmp/fthrv" >"$tmp/probe"
+		bad=$(grep -v 'libfthr\.so' "$tmp/probe")
+		if test -n "$bad" || test "$(wc -l <"$tmp/probe")" -ne "$(wc -l <"$tmp/fthrv")"; then
+			echo "FAIL: dlvsym does not find fthr's function for:"; echo "$bad"; rc=1
+		else
+			echo "dlvsym finds fthr for all $(wc -l <"$tmp/probe") versioned names"
+		fi
+	else
+		echo "FAIL: no $probe"; rc=1
+	fi
+	linked=${FTHR_BUILDDIR:-.}/tests/.libs/t_cond # (tests/t_cond: libtool's wrapper)
+	if test -f "$linked"; then
+		if "$readelf" -V "$linked" | sed -n '/libfthr\.so\.0/,/File:/p' | grep -q 'Name: GLIBC_2\.3\.2'; then
+			echo "tests/t_cond (linked) needs GLIBC_2.3.2 of libfthr.so.0"
+		else
+			echo "FAIL: tests/t_cond records no GLIBC_2.3.2 of libfthr.so.0"; "$readelf" -V "$linked"; rc=1
+		fi
+	fi
+else
+	if grep -q @ "$tmp/fthrv"; then
+		echo "FAIL: configured without symbol versions, but the library has some"; rc=1
+	fi
+	echo "unversioned exports (configured without a host C library)"
 fi
 soname=$(readelf -d "$lib" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
 test "$soname" = libfthr.so.0 || { echo "FAIL: soname is '$soname'"; rc=1; }

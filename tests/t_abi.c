@@ -23,13 +23,20 @@ static const char *const ours[] = {
 	"pthread_mutex_trylock", "pthread_mutex_timedlock",
 	"pthread_mutex_clocklock", "pthread_mutex_unlock",
 	"pthread_mutexattr_init", "pthread_mutexattr_settype",
-	"pthread_mutexattr_setkind_np", "pthread_mutexattr_setrobust_np",
 	"pthread_once", "pthread_spin_init", "pthread_spin_lock",
 	"pthread_spin_trylock", "pthread_spin_unlock", "pthread_spin_destroy",
-	"__pthread_mutex_lock", "__pthread_mutex_unlock", "__pthread_once",
 	"fthr_version",
 	/* the host's underneath, wrapped (host.c) */
 	"pthread_cancel",
+};
+
+/* glibc's compatibility-only names: a versioned lookup finds them */
+static const char *const ours_compat[][2] = {
+	{ "pthread_mutexattr_setkind_np", HARNESS_V_BASE },
+	{ "pthread_mutexattr_setrobust_np", HARNESS_V_ROBUST },
+	{ "__pthread_mutex_lock", HARNESS_V_BASE },
+	{ "__pthread_mutex_unlock", HARNESS_V_BASE },
+	{ "__pthread_once", HARNESS_V_BASE },
 };
 
 START_TEST(fthr_defines_what_it_implements)
@@ -40,6 +47,12 @@ START_TEST(fthr_defines_what_it_implements)
 		ck_assert_msg(from_fthr(dlsym(RTLD_DEFAULT, ours[i])),
 			      "%s does not resolve to libfthr but to %s", ours[i],
 			      harness_object_of(dlsym(RTLD_DEFAULT, ours[i])));
+	for (i = 0; i < sizeof(ours_compat) / sizeof(ours_compat[0]); i++) {
+		void *f = dlvsym(RTLD_DEFAULT, ours_compat[i][0], ours_compat[i][1]);
+
+		ck_assert_msg(from_fthr(f), "%s@%s does not resolve to libfthr but to %s",
+			      ours_compat[i][0], ours_compat[i][1], harness_object_of(f));
+	}
 }
 END_TEST
 

@@ -3,17 +3,20 @@
 #include <sched.h>
 #include "harness.h"
 
-/* glibc exports these, but its header hides or redirects them: call the
- * symbols themselves, as an old binary would. */
+/* glibc exports these as compatibility versions only, and its header
+ * hides or redirects them: call the versioned symbols, as an old binary
+ * would. */
 typedef int (*set_fn)(pthread_mutexattr_t *, int);
 typedef int (*get_fn)(const pthread_mutexattr_t *, int *);
-#define SYM(type, name) ((type)dlsym(RTLD_DEFAULT, #name))
-#define pthread_mutexattr_setkind_np SYM(set_fn, pthread_mutexattr_setkind_np)
-#define pthread_mutexattr_getkind_np SYM(get_fn, pthread_mutexattr_getkind_np)
+#define SYM(type, name, ver) ((type)dlvsym(RTLD_DEFAULT, #name, ver))
+#define pthread_mutexattr_setkind_np SYM(set_fn, pthread_mutexattr_setkind_np, HARNESS_V_BASE)
+#define pthread_mutexattr_getkind_np SYM(get_fn, pthread_mutexattr_getkind_np, HARNESS_V_BASE)
 #undef pthread_mutexattr_setrobust_np
 #undef pthread_mutexattr_getrobust_np
-#define pthread_mutexattr_setrobust_np SYM(set_fn, pthread_mutexattr_setrobust_np)
-#define pthread_mutexattr_getrobust_np SYM(get_fn, pthread_mutexattr_getrobust_np)
+#define pthread_mutexattr_setrobust_np                                         \
+	SYM(set_fn, pthread_mutexattr_setrobust_np, HARNESS_V_ROBUST)
+#define pthread_mutexattr_getrobust_np                                         \
+	SYM(get_fn, pthread_mutexattr_getrobust_np, HARNESS_V_ROBUST)
 
 START_TEST(defaults)
 {
