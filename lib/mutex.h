@@ -16,6 +16,7 @@ FTHR_HIDDEN int fthr_mutex_timedlock(pthread_mutex_t *m, const struct timespec *
 FTHR_HIDDEN int fthr_mutex_unlock(pthread_mutex_t *m);
 FTHR_HIDDEN int fthr_mutexattr_init(pthread_mutexattr_t *a);
 FTHR_HIDDEN int fthr_mutexattr_settype(pthread_mutexattr_t *a, int type);
+FTHR_HIDDEN int fthr_mutexattr_gettype(const pthread_mutexattr_t *a, int *type);
 
 /* The owner locks its mutex again: EDEADLK (errorcheck), one more level
  * (recursive; EAGAIN at the limit), or, for the other types, EBUSY from a

@@ -11,6 +11,7 @@
 #include "fthr_impl.h"
 
 FTHR_HIDDEN int fthr_once(pthread_once_t *once, void (*init)(void));
+FTHR_HIDDEN int fthr_once_entry(pthread_once_t *once, void (*init)(void));
 FTHR_HIDDEN int fthr_cond_init(pthread_cond_t *c, const pthread_condattr_t *a);
 FTHR_HIDDEN int fthr_cond_destroy(pthread_cond_t *c);
 FTHR_HIDDEN int fthr_cond_wait(pthread_cond_t *c, pthread_mutex_t *m);

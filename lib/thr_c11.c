@@ -79,26 +79,9 @@ FTHR_HIDDEN FTHR_INLINED int fthr_cnd_timedwait(cnd_t *restrict c, mtx_t *restri
 	return fthr_thrd_result(r);
 }
 
-#ifdef FTHR_TSAN
-static __thread void (*once_func)(void);
-static __thread once_flag *once_flagp;
-static void once_run(void) /* the init's writes happen before every return */
-{
-	once_func();
-	TSAN_RELEASE(once_flagp);
-}
-#endif
-
 FTHR_HIDDEN void fthr_call_once(once_flag *flag, void (*func)(void))
 {
-#ifdef FTHR_TSAN
-	once_func = func;
-	once_flagp = flag;
-	fthr_once((pthread_once_t *)flag, once_run);
-	TSAN_ACQUIRE(flag);
-#else
-	fthr_once((pthread_once_t *)flag, func);
-#endif
+	fthr_once_entry((pthread_once_t *)flag, func);
 }
 
 FTHR_HIDDEN int fthr_tss_create(tss_t *key, tss_dtor_t dtor)

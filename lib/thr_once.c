@@ -23,6 +23,7 @@
 #include "futex.h"
 #include "host.h"
 #include "self.h"
+#include "tsan.h"
 
 #define ONCE_INPROGRESS 1
 #define ONCE_DONE 2
@@ -36,10 +37,15 @@ static void once_abandoned(void *arg)
 	fthr_futex_wake(w, INT_MAX, false);
 }
 
-static FTHR_NOINLINE int once_slow(volatile int *w, void (*init)(void))
+/* announce: tell ThreadSanitizer that init's writes happen before every
+ * return (lib/tsan.h). Only the entry points do: TSan's own thread start
+ * calls pthread_setspecific, which arms the thread's exit with an internal
+ * once, before TSan knows the thread. */
+static FTHR_NOINLINE int once_slow(volatile int *w, void (*init)(void), bool announce)
 {
 	struct _pthread_cleanup_buffer buf;
 
+	(void)announce;
 	for (;;) {
 		int v = a_load_acquire(w);
 		int mine = a_load_relaxed(&fthr_fork_gen) | ONCE_INPROGRESS;
@@ -56,17 +62,37 @@ static FTHR_NOINLINE int once_slow(volatile int *w, void (*init)(void))
 	_pthread_cleanup_push(&buf, once_abandoned, (void *)w);
 	init();
 	_pthread_cleanup_pop(&buf, 0);
+	if (announce)
+		TSAN_RELEASE(w);
 	a_store_release(w, ONCE_DONE);
 	fthr_futex_wake(w, INT_MAX, false);
 	return 0;
 }
 
-FTHR_HIDDEN int fthr_once(pthread_once_t *once, void (*init)(void))
+static inline int once_run(pthread_once_t *once, void (*init)(void), bool announce)
 {
-	if (likely(a_load_acquire(once) & ONCE_DONE)) /* only 'done' has it */
+	if (likely(a_load_acquire(once) & ONCE_DONE)) { /* only 'done' has it */
+		if (announce)
+			TSAN_ACQUIRE(once);
 		return 0;
-	return once_slow(once, init);
+	}
+	once_slow(once, init, announce);
+	if (announce)
+		TSAN_ACQUIRE(once);
+	return 0;
 }
 
-FTHR_EXPORT(pthread_once, fthr_once);
-FTHR_EXPORT(__pthread_once, fthr_once);
+/* fthr's own onces */
+FTHR_HIDDEN int fthr_once(pthread_once_t *once, void (*init)(void))
+{
+	return once_run(once, init, false);
+}
+
+/* pthread_once, call_once */
+FTHR_HIDDEN int fthr_once_entry(pthread_once_t *once, void (*init)(void))
+{
+	return once_run(once, init, true);
+}
+
+FTHR_EXPORT(pthread_once, fthr_once_entry);
+FTHR_EXPORT(__pthread_once, fthr_once_entry);

@@ -183,9 +183,14 @@ bool harness_skip_under_asan(const char *test)
 	return true;
 }
 
+bool harness_under_tsan(void)
+{
+	return dlsym(RTLD_DEFAULT, "__tsan_init") != NULL;
+}
+
 bool harness_skip_under_tsan(const char *test, const char *why)
 {
-	if (!dlsym(RTLD_DEFAULT, "__tsan_init"))
+	if (!harness_under_tsan())
 		return false;
 	fprintf(stderr, "%s: SKIPPED under ThreadSanitizer (%s)\n", test, why);
 	return true;

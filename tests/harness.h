@@ -94,5 +94,6 @@ bool harness_skip_without_robust_list(const char *test);
  * others wait on) and of destructors that run after TSan's own thread-exit
  * destructor (the last round) skip there, saying why. */
 bool harness_skip_under_tsan(const char *test, const char *why);
+bool harness_under_tsan(void);
 
 #endif
