@@ -970,15 +970,17 @@ static void forget_slots(struct rwlock *l);
  * starts afresh: a program that re-inits a lock its threads misused works
  * there) forgets them first, as a destroy does: a slot left holding l
  * would make its thread's later reads of the new lock nest on that slot,
- * unseen by writers (tests/difftest.c found it). */
+ * unseen by writers (tests/difftest.c found it). Whether to look is
+ * decided without reading the object, whose bytes may never have been a
+ * lock (memcheck: a branch on uninitialised memory): once any thread has
+ * had reader slots, every init looks. */
 FTHR_HIDDEN FTHR_INLINED int fthr_rwlock_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t *a)
 {
 	struct rwlock *l = R(rw);
 	const int *attr = a ? (const int *)a : NULL;
 
-	if (unlikely(!bias_off(a_load_relaxed(&l->bias))) && !l->shared)
+	if (unlikely(a_load_relaxed(&nblocks) != 0))
 		forget_slots(l);
-
 	if (attr && attr[1] == PTHREAD_PROCESS_SHARED && fthr_hs()->ok_rwlock)
 		return fthr_hs()->rw_init(rw, a); /* the same attribute layout */
 	*rw = (pthread_rwlock_t){ 0 };

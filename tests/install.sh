@@ -24,6 +24,10 @@ for f in "$libdir/libfthr.so.0" "$libdir/libfthr.so" "$root/include/fthr.h" \
 	"$root/share/man/man3/sem_open.3" "$root/share/man/man3/mtx_lock.3"; do
 	expect "installed: ${f#$tmp/dest}" '[ -f "$f" ]'
 done
+real=$(readlink "$libdir/libfthr.so.0")
+for f in "$root/share/fthr/fthr_printers.py" "$root/share/gdb/auto-load$prefix/lib/$real-gdb.py"; do
+	expect "installed: ${f#$tmp/dest} (gdb's printers)" 'cmp -s "$f" "${srcdir:-.}/gdb/fthr_printers.py"'
+done
 n=$(ls "$root/share/man/man3" | wc -l)
 expect "every section-3 page installed ($n)" '[ "$n" -eq "$(ls "${srcdir:-.}"/man/*.3 | wc -l)" ]'
 

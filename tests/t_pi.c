@@ -286,13 +286,16 @@ static int start_rt(pthread_t *t, void *(*fn)(void *), int prio)
 {
 	pthread_attr_t a;
 	struct sched_param sp = { .sched_priority = prio };
+	int r;
 
 	pthread_attr_init(&a);
 	pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
 	pthread_attr_setschedpolicy(&a, SCHED_FIFO);
 	pthread_attr_setschedparam(&a, &sp);
 	pthread_attr_setaffinity_np(&a, sizeof(one_cpu), &one_cpu);
-	return pthread_create(t, &a, fn, NULL);
+	r = pthread_create(t, &a, fn, NULL);
+	pthread_attr_destroy(&a);
+	return r;
 }
 
 START_TEST(owner_is_boosted)
