@@ -243,7 +243,7 @@ END_TEST
  * Without inheritance M starves L, and H waits until M stops; with it, L
  * runs at 30, unlocks, and H has the mutex at once. ---- */
 enum { SPIN_MS = 600 };
-static volatile int l_locked, stop_spin;
+static int l_locked, stop_spin; /* (atomic: polled by other threads) */
 static int64_t h_waited_ms;
 static cpu_set_t one_cpu;
 
@@ -251,7 +251,7 @@ static void *low(void *a)
 {
 	(void)a;
 	pthread_mutex_lock(&pm);
-	l_locked = 1;
+	__atomic_store_n(&l_locked, 1, __ATOMIC_RELAXED);
 	/* 50 ms of cpu work while holding: it only gets the cpu if boosted */
 	while (harness_now_ns(CLOCK_THREAD_CPUTIME_ID) < 50000000LL)
 		;
@@ -264,7 +264,7 @@ static void *medium(void *a)
 	int64_t end = harness_now_ns(CLOCK_MONOTONIC) + SPIN_MS * 1000000LL;
 
 	(void)a;
-	while (harness_now_ns(CLOCK_MONOTONIC) < end && !stop_spin)
+	while (harness_now_ns(CLOCK_MONOTONIC) < end && !__atomic_load_n(&stop_spin, __ATOMIC_RELAXED))
 		;
 	return NULL;
 }
@@ -277,7 +277,7 @@ static void *high(void *a)
 	if (pthread_mutex_lock(&pm) != 0)
 		return (void *)1;
 	h_waited_ms = (harness_now_ns(CLOCK_MONOTONIC) - t0) / 1000000;
-	stop_spin = 1;
+	__atomic_store_n(&stop_spin, 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&pm);
 	return NULL;
 }
@@ -316,9 +316,10 @@ START_TEST(owner_is_boosted)
 		init_pi(&pm, PTHREAD_MUTEX_NORMAL, PTHREAD_PROCESS_PRIVATE, PTHREAD_MUTEX_STALLED);
 	else
 		pthread_mutex_init(&pm, NULL);
-	l_locked = stop_spin = 0;
+	__atomic_store_n(&l_locked, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&stop_spin, 0, __ATOMIC_RELAXED);
 	ck_assert_int_eq(start_rt(&l, low, 10), 0);
-	while (!l_locked)
+	while (!__atomic_load_n(&l_locked, __ATOMIC_RELAXED))
 		usleep(1000);
 	ck_assert_int_eq(start_rt(&m, medium, 20), 0);
 	ck_assert_int_eq(start_rt(&h, high, 30), 0);
