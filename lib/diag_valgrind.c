@@ -76,11 +76,17 @@ static int tool(void)
 	return t;
 }
 
-/* a request to Helgrind (its own arguments, the rest 0) */
+/* a request to Helgrind (its own arguments, the rest 0), and its answer */
+static long hg4(unsigned req, const volatile void *a, long b, long c, long d)
+{
+	if (tool() != TOOL_HELGRIND)
+		return 0;
+	return (long)VALGRIND_DO_CLIENT_REQUEST_EXPR(0, req, a, b, c, d, 0);
+}
+
 static void hg(unsigned req, const volatile void *a, long b, long c)
 {
-	if (tool() == TOOL_HELGRIND)
-		VALGRIND_DO_CLIENT_REQUEST_STMT(req, a, b, c, 0, 0);
+	(void)hg4(req, a, b, c, 0);
 }
 
 static void drd4(unsigned req, const volatile void *a, long b, long c, long d)
@@ -229,15 +235,33 @@ static void m_pre(pthread_mutex_t *m, long try)
 	drd4(DRD_PRE_MUTEX_LOCK, m, drd_mutex_kind(m), try, 0);
 }
 
+static void m_took(pthread_mutex_t *m, bool took)
+{
+	hg(_VG_USERREQ__HG_PTHREAD_MUTEX_LOCK_POST, m, took, 0);
+	drd(DRD_POST_MUTEX_LOCK, m, took);
+}
+
 static int m_post(const char *fn, pthread_mutex_t *m, int r, bool try)
 {
 	bool took = r == 0 || r == EOWNERDEAD;
 
-	hg(_VG_USERREQ__HG_PTHREAD_MUTEX_LOCK_POST, m, took, 0);
-	drd(DRD_POST_MUTEX_LOCK, m, took);
+	m_took(m, took);
 	if (!took && !(try && r == EBUSY) && r != ETIMEDOUT)
 		api_error(fn, r);
 	return r;
+}
+
+static void m_unlock_pre(pthread_mutex_t *m)
+{
+	obj(m, sizeof *m);
+	hg(_VG_USERREQ__HG_PTHREAD_MUTEX_UNLOCK_PRE, m, 0, 0);
+	drd(DRD_PRE_MUTEX_UNLOCK, m, drd_mutex_kind(m));
+}
+
+static void m_unlock_post(pthread_mutex_t *m)
+{
+	drd(DRD_POST_MUTEX_UNLOCK, m, 0);
+	hg(_VG_USERREQ__HG_PTHREAD_MUTEX_UNLOCK_POST, m, 0, 0);
 }
 
 int W(pthread_mutex_init)(pthread_mutex_t *m, const pthread_mutexattr_t *a)
@@ -322,38 +346,40 @@ int W(pthread_mutex_unlock)(pthread_mutex_t *m)
 	int r;
 	ORIG(fn);
 
-	obj(m, sizeof *m);
-	hg(_VG_USERREQ__HG_PTHREAD_MUTEX_UNLOCK_PRE, m, 0, 0);
-	drd(DRD_PRE_MUTEX_UNLOCK, m, drd_mutex_kind(m));
+	m_unlock_pre(m);
 	CALL_FN_W_W(r, fn, m);
-	drd(DRD_POST_MUTEX_UNLOCK, m, 0);
-	if (r == 0)
-		hg(_VG_USERREQ__HG_PTHREAD_MUTEX_UNLOCK_POST, m, 0, 0);
-	else
+	m_unlock_post(m);
+	if (r != 0)
 		api_error("pthread_mutex_unlock", r);
 	return r;
 }
 
 /* ---- condition variables ---- */
 
-static void c_wait_pre(pthread_cond_t *c, pthread_mutex_t *m)
+/* Helgrind checks the pair and answers whether it knows m as a mutex; if
+ * so, it sees m given back, and taken again after the wait (the requests
+ * its own wrapper of glibc's makes, in that order) */
+static bool c_wait_pre(pthread_cond_t *c, pthread_mutex_t *m)
 {
+	bool valid;
+
 	obj(c, sizeof *c);
 	obj(m, sizeof *m);
-	/* Helgrind checks the pair, then sees the mutex given back (as its
-	 * own wrapper of glibc's does) */
-	hg(_VG_USERREQ__HG_PTHREAD_COND_WAIT_PRE, c, (long)m, 0);
-	hg(_VG_USERREQ__HG_PTHREAD_MUTEX_UNLOCK_PRE, m, 0, 0);
-	hg(_VG_USERREQ__HG_PTHREAD_MUTEX_UNLOCK_POST, m, 0, 0);
+	valid = hg4(_VG_USERREQ__HG_PTHREAD_COND_WAIT_PRE, c, (long)m, 0, 0) == 1;
+	if (valid)
+		hg(_VG_USERREQ__HG_PTHREAD_MUTEX_UNLOCK_PRE, m, 0, 0);
 	drd4(DRD_PRE_COND_WAIT, c, (long)m, drd_mutex_kind(m), 0);
+	return valid;
 }
 
-static int c_wait_post(const char *fn, pthread_cond_t *c, pthread_mutex_t *m, int r)
+static int c_wait_post(const char *fn, pthread_cond_t *c, pthread_mutex_t *m, bool valid, int r)
 {
 	bool again = r == 0 || r == ETIMEDOUT || r == EOWNERDEAD; /* m is held */
 
-	hg(_VG_USERREQ__HG_PTHREAD_MUTEX_LOCK_POST, m, again, 0);
-	hg(_VG_USERREQ__HG_PTHREAD_COND_WAIT_POST, c, (long)m, r == ETIMEDOUT);
+	if (valid)
+		hg(_VG_USERREQ__HG_PTHREAD_MUTEX_LOCK_POST, m, again, 0);
+	hg4(_VG_USERREQ__HG_PTHREAD_COND_WAIT_POST, c, (long)m, r == ETIMEDOUT,
+	    valid && (r == 0 || r == ETIMEDOUT));
 	drd4(DRD_POST_COND_WAIT, c, (long)m, again, 0);
 	if (r != 0 && r != ETIMEDOUT)
 		api_error(fn, r);
@@ -398,9 +424,10 @@ int W(pthread_cond_wait)(pthread_cond_t *c, pthread_mutex_t *m)
 	int r;
 	ORIG(fn);
 
-	c_wait_pre(c, m);
+	bool valid = c_wait_pre(c, m);
+
 	CALL_FN_W_WW(r, fn, c, m);
-	return c_wait_post("pthread_cond_wait", c, m, r);
+	return c_wait_post("pthread_cond_wait", c, m, valid, r);
 }
 
 int W(pthread_cond_timedwait)(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *t)
@@ -408,9 +435,10 @@ int W(pthread_cond_timedwait)(pthread_cond_t *c, pthread_mutex_t *m, const struc
 	int r;
 	ORIG(fn);
 
-	c_wait_pre(c, m);
+	bool valid = c_wait_pre(c, m);
+
 	CALL_FN_W_WWW(r, fn, c, m, t);
-	return c_wait_post("pthread_cond_timedwait", c, m, r);
+	return c_wait_post("pthread_cond_timedwait", c, m, valid, r);
 }
 
 int W(pthread_cond_clockwait)(pthread_cond_t *c, pthread_mutex_t *m, clockid_t k,
@@ -419,9 +447,10 @@ int W(pthread_cond_clockwait)(pthread_cond_t *c, pthread_mutex_t *m, clockid_t k
 	int r;
 	ORIG(fn);
 
-	c_wait_pre(c, m);
+	bool valid = c_wait_pre(c, m);
+
 	CALL_FN_W_WWWW(r, fn, c, m, k, t);
-	return c_wait_post("pthread_cond_clockwait", c, m, r);
+	return c_wait_post("pthread_cond_clockwait", c, m, valid, r);
 }
 
 static int c_wake(OrigFn fn, pthread_cond_t *c, bool all)
@@ -548,9 +577,8 @@ int W(pthread_rwlock_unlock)(pthread_rwlock_t *l)
 	drd(DRD_PRE_RWLOCK_UNLOCK, l, 0);
 	CALL_FN_W_W(r, fn, l);
 	drd(DRD_POST_RWLOCK_UNLOCK, l, r == 0);
-	if (r == 0)
-		hg(_VG_USERREQ__HG_PTHREAD_RWLOCK_UNLOCK_POST, l, 0, 0);
-	else
+	hg(_VG_USERREQ__HG_PTHREAD_RWLOCK_UNLOCK_POST, l, 0, 0);
+	if (r != 0)
 		api_error("pthread_rwlock_unlock", r);
 	return r;
 }
@@ -837,5 +865,137 @@ int W(pthread_once)(pthread_once_t *o, void (*init)(void))
 	drd(VG_USERREQ__DRD_ANNOTATE_HAPPENS_AFTER, o, 0);
 	return r;
 }
+
+/* ---- C11 <threads.h>: the same objects (thr_c11.c), thrd_* results ---- */
+
+#define MX(m) ((pthread_mutex_t *)(m))
+#define CX(c) ((pthread_cond_t *)(c))
+
+int W(mtx_init)(mtx_t *m, int type)
+{
+	bool rec = type & mtx_recursive;
+	int r;
+	ORIG(fn);
+
+	obj(m, sizeof *m);
+	drd(DRD_PRE_MUTEX_INIT, m, rec ? DRD_RECURSIVE : DRD_DEFAULT);
+	CALL_FN_W_WW(r, fn, m, type);
+	drd(DRD_POST_MUTEX_INIT, m, 0);
+	if (r == thrd_success)
+		hg(_VG_USERREQ__HG_PTHREAD_MUTEX_INIT_POST, m, rec, 0);
+	return r;
+}
+
+void W(mtx_destroy)(mtx_t *m)
+{
+	long kind;
+	ORIG(fn);
+
+	obj(m, sizeof *m);
+	kind = drd_mutex_kind(MX(m));
+	hg(_VG_USERREQ__HG_PTHREAD_MUTEX_DESTROY_PRE, m, 0, 0);
+	drd(DRD_PRE_MUTEX_DESTROY, m, 0);
+	CALL_FN_v_W(fn, m);
+	drd(DRD_POST_MUTEX_DESTROY, m, kind);
+}
+
+static int mtx_take(OrigFn fn, mtx_t *m, const struct timespec *t, long try)
+{
+	int r;
+
+	m_pre(MX(m), try);
+	if (t)
+		CALL_FN_W_WW(r, fn, m, t);
+	else
+		CALL_FN_W_W(r, fn, m);
+	m_took(MX(m), r == thrd_success);
+	return r;
+}
+
+int W(mtx_lock)(mtx_t *m)
+{
+	ORIG(fn);
+	return mtx_take(fn, m, NULL, 0);
+}
+
+int W(mtx_trylock)(mtx_t *m)
+{
+	ORIG(fn);
+	return mtx_take(fn, m, NULL, 1);
+}
+
+int W(mtx_timedlock)(mtx_t *m, const struct timespec *t)
+{
+	ORIG(fn);
+	return mtx_take(fn, m, t, 0);
+}
+
+int W(mtx_unlock)(mtx_t *m)
+{
+	int r;
+	ORIG(fn);
+
+	m_unlock_pre(MX(m));
+	CALL_FN_W_W(r, fn, m);
+	m_unlock_post(MX(m));
+	return r;
+}
+
+int W(cnd_init)(cnd_t *c)
+{
+	int r;
+	ORIG(fn);
+
+	obj(c, sizeof *c);
+	drd(DRD_PRE_COND_INIT, c, 0);
+	CALL_FN_W_W(r, fn, c);
+	drd(DRD_POST_COND_INIT, c, 0);
+	if (r == thrd_success)
+		hg(_VG_USERREQ__HG_PTHREAD_COND_INIT_POST, c, 0, 0);
+	return r;
+}
+
+void W(cnd_destroy)(cnd_t *c)
+{
+	ORIG(fn);
+
+	obj(c, sizeof *c);
+	hg(_VG_USERREQ__HG_PTHREAD_COND_DESTROY_PRE, c, 0, 0);
+	drd(DRD_PRE_COND_DESTROY, c, 0);
+	CALL_FN_v_W(fn, c);
+	drd(DRD_POST_COND_DESTROY, c, 1);
+}
+
+static int cnd_wait_call(OrigFn fn, cnd_t *c, mtx_t *m, const struct timespec *t)
+{
+	bool valid = c_wait_pre(CX(c), MX(m));
+	int r;
+
+	if (t)
+		CALL_FN_W_WWW(r, fn, c, m, t);
+	else
+		CALL_FN_W_WW(r, fn, c, m);
+	c_wait_post("cnd_wait", CX(c), MX(m), valid,
+		    r == thrd_success ? 0 : r == thrd_timedout ? ETIMEDOUT : EINVAL);
+	return r;
+}
+
+int W(cnd_wait)(cnd_t *c, mtx_t *m)
+{
+	ORIG(fn);
+	return cnd_wait_call(fn, c, m, NULL);
+}
+
+int W(cnd_timedwait)(cnd_t *c, mtx_t *m, const struct timespec *t)
+{
+	ORIG(fn);
+	return cnd_wait_call(fn, c, m, t);
+}
+
+/* cnd_signal, cnd_broadcast and call_once need no wrapper: they call
+ * fthr_cond_signal, fthr_cond_broadcast and fthr_once_entry, the very
+ * addresses of pthread_cond_signal, pthread_cond_broadcast and
+ * pthread_once, whose wrappers Valgrind's redirection (by address) runs
+ * then. (A wrapper of its own would nest in that one.) */
 
 #pragma GCC visibility pop

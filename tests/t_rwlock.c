@@ -1266,6 +1266,7 @@ START_TEST(fifo_priority_handover)
 		pthread_attr_setschedparam(&a, &sp);
 		ck_assert_int_eq(pthread_create(&t[i], &a, prio_waiter_main, &ws[i]), 0);
 	}
+	pthread_attr_destroy(&a);
 	usleep(100000); /* we sleep: the waiters run, in turn, and block */
 	ck_assert_int_eq(prio_n, 0);
 	ck_assert_int_eq(pthread_rwlock_unlock(&prl), 0);

@@ -10,12 +10,15 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <threads.h>
 #include <unistd.h>
 
 enum { NT = 4, ITER = 200 };
@@ -108,7 +111,15 @@ static void *cond_consumer(void *arg)
 	for (long i = 0; i < ITER; i++) {
 		pthread_mutex_lock(&m);
 		while (!queue_full)
-			pthread_cond_wait(&nonempty, &m);
+			if (i % 2) {
+				pthread_cond_wait(&nonempty, &m);
+			} else { /* a timed wait that is signalled */
+				struct timespec dl;
+
+				clock_gettime(CLOCK_REALTIME, &dl);
+				dl.tv_sec += 60;
+				pthread_cond_timedwait(&nonempty, &m, &dl);
+			}
 		consumed_sum += queue_item;
 		queue_full = 0;
 		pthread_cond_broadcast(&nonfull);
@@ -119,12 +130,28 @@ static void *cond_consumer(void *arg)
 
 static void mode_cond(void)
 {
+	pthread_cond_t alone = PTHREAD_COND_INITIALIZER;
+	struct timespec dl;
 	pthread_t p, c;
 
+	/* a timed wait that times out, holding the mutex again after it */
+	clock_gettime(CLOCK_REALTIME, &dl);
+	dl.tv_nsec += 10000000;
+	if (dl.tv_nsec >= 1000000000) {
+		dl.tv_sec++;
+		dl.tv_nsec -= 1000000000;
+	}
+	pthread_mutex_lock(&m);
+	check(pthread_cond_timedwait(&alone, &m, &dl) == ETIMEDOUT, "cond timeout");
+	counter++;
+	pthread_mutex_unlock(&m);
+	pthread_cond_destroy(&alone);
 	pthread_create(&c, NULL, cond_consumer, NULL);
 	pthread_create(&p, NULL, cond_producer, NULL);
 	pthread_join(p, NULL);
 	pthread_join(c, NULL);
+	pthread_cond_destroy(&nonempty);
+	pthread_cond_destroy(&nonfull);
 	check(consumed_sum == (long)ITER * (ITER + 1) / 2, "cond sum");
 }
 
@@ -155,6 +182,7 @@ static void *rwlock_thread(void *arg)
 static void mode_rwlock(void)
 {
 	run(rwlock_thread);
+	pthread_rwlock_destroy(&rw);
 	check(pair[0] == ITER + (NT - 1) * (ITER / 8), "rwlock count");
 }
 
@@ -278,6 +306,72 @@ static void mode_once(void)
 	check(failed != 4, "once table");
 }
 
+/* ---- C11: mtx (plain, recursive), cnd, call_once on the same ideas ---- */
+static mtx_t cm, crm;
+static cnd_t cc;
+static once_flag cflag = ONCE_FLAG_INIT;
+static long c_item, c_full, c_sum, c_table;
+
+static void c_once_init(void)
+{
+	c_table = 99;
+}
+
+static void *c11_producer(void *arg)
+{
+	(void)arg;
+	call_once(&cflag, c_once_init);
+	for (long i = 1; i <= ITER; i++) {
+		mtx_lock(&cm);
+		while (c_full)
+			cnd_wait(&cc, &cm);
+		c_item = i;
+		c_full = 1;
+		cnd_broadcast(&cc);
+		mtx_unlock(&cm);
+	}
+	return NULL;
+}
+
+static void *c11_consumer(void *arg)
+{
+	(void)arg;
+	call_once(&cflag, c_once_init);
+	if (c_table != 99)
+		failed = 5;
+	for (long i = 0; i < ITER; i++) {
+		mtx_lock(&cm);
+		while (!c_full)
+			cnd_wait(&cc, &cm);
+		mtx_lock(&crm);
+		mtx_lock(&crm);
+		c_sum += c_item;
+		mtx_unlock(&crm);
+		mtx_unlock(&crm);
+		c_full = 0;
+		cnd_signal(&cc);
+		mtx_unlock(&cm);
+	}
+	return NULL;
+}
+
+static void mode_c11(void)
+{
+	pthread_t p, c;
+
+	mtx_init(&cm, mtx_plain);
+	mtx_init(&crm, mtx_plain | mtx_recursive);
+	cnd_init(&cc);
+	pthread_create(&c, NULL, c11_consumer, NULL);
+	pthread_create(&p, NULL, c11_producer, NULL);
+	pthread_join(p, NULL);
+	pthread_join(c, NULL);
+	cnd_destroy(&cc);
+	mtx_destroy(&crm);
+	mtx_destroy(&cm);
+	check(c_sum == (long)ITER * (ITER + 1) / 2 && failed != 5, "c11 sum");
+}
+
 /* ---- the bugs ---- */
 static void *race_thread(void *arg)
 {
@@ -332,7 +426,7 @@ static const struct {
 } modes[] = {
 	{ "mutex", mode_mutex },   { "cond", mode_cond }, { "rwlock", mode_rwlock },
 	{ "sem", mode_sem },       { "barrier", mode_barrier }, { "spin", mode_spin },
-	{ "once", mode_once },     { "race", mode_race }, { "inversion", mode_inversion },
+	{ "once", mode_once },     { "c11", mode_c11 },       { "race", mode_race }, { "inversion", mode_inversion },
 };
 
 int main(int argc, char **argv)
