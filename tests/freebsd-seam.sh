@@ -54,7 +54,8 @@ ma=$("$CLANG" -print-multiarch 2>/dev/null) || ma=
 if test -n "$ma" && test -d "/usr/include/$ma"; then
 	sysinc="-idirafter /usr/include/$ma"
 fi
-inc="-I$tmp -I$srcdir/lib -I$srcdir/include -I$srcdir/arch/$cpu -D_GNU_SOURCE"
+# (the build tree's lib/ first: lib/symver.h is generated there)
+inc="-I$tmp -I${FTHR_BUILDDIR:-$srcdir}/lib -I$srcdir/lib -I$srcdir/include -I$srcdir/arch/$cpu -D_GNU_SOURCE"
 
 echo "== 1. lib/futex_freebsd.c for $target"
 # shellcheck disable=SC2086
