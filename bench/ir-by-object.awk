@@ -1,15 +1,23 @@
 # bench/ir-by-object.awk: the self cost (Ir) of a callgrind.out file summed
 # by object, one "object cost" line each; bench/run.sh uses it to count the
 # instructions spent inside the thread library apart from the benchmark loop.
-function obname(s) {
+# fthr's Valgrind function wrappers (lib/diag_valgrind.c), which Valgrind
+# runs around every call under each of its tools and nothing runs natively,
+# are summed apart, as the object "valgrind-wrappers".
+function compressed(s, tab) { # "(n) name" defines n; "(n)" refers to it
 	if (match(s, /^\([0-9]+\) /)) {
-		name[substr(s, 1, RLENGTH - 1)] = substr(s, RLENGTH + 1)
+		tab[substr(s, 1, RLENGTH - 1)] = substr(s, RLENGTH + 1)
 		return substr(s, RLENGTH + 1)
 	}
-	return (s in name) ? name[s] : s
+	return (s in tab) ? tab[s] : s
 }
-/^ob=/ { ob = obname(substr($0, 4)); next }
-/^cob=/ { obname(substr($0, 5)); next }
+/^ob=/ { ob = compressed(substr($0, 4), obs); next }
+/^cob=/ { compressed(substr($0, 5), obs); next }
+/^f[lie]=/ { fl = compressed(substr($0, 4), files); next }
+/^cf[il]=/ { compressed(substr($0, 5), files); next }
 /^calls=/ { skip = 1; next }
-/^[0-9+*-]/ { if (skip) { skip = 0; next } cost[ob] += $NF }
+/^[0-9+*-]/ {
+	if (skip) { skip = 0; next }
+	cost[fl ~ /diag_valgrind\.c$/ ? "valgrind-wrappers" : ob] += $NF
+}
 END { for (o in cost) print o, cost[o] }

@@ -1,7 +1,9 @@
 #!/bin/bash
 # fthr's benchmark suite: every benchmark of bench/fthr-bench (one binary,
 # built once against the system <pthread.h>) run on plain glibc and with
-# fthr preloaded, alternating glibc/fthr, PAIRS pairs each. For each: the
+# fthr preloaded, PAIRS pairs each, alternating which goes first (glibc in
+# even pairs, fthr in odd ones: a drift of the machine then favours
+# neither). For each: the
 # median of the per-pair ratios (> 1: fthr is better, whether the figure is
 # a time or a rate), their min and max, the median absolute figures and
 # process CPU times. A benchmark that fails its own check stops nothing but
@@ -10,7 +12,12 @@
 # Usage: bench/run.sh FTHR-BENCH-BINARY [OUTDIR]
 # Env:   FTHR_LIB (libfthr.so.0), FTHR_NOFLAGS_LIB (fthr built without the
 #        general-registers-only flags, for the FreeBSD seed), BENCH_QUICK=1
-#        (about 2 minutes instead of about 10), PAIRS (default 5, quick 3).
+#        (about 2 minutes instead of about 10), PAIRS (default 5, quick 3),
+#        BENCH_AA=1 (an A/A control: each pair runs glibc a second time,
+#        and every row gains the glibc/glibc ratios, the row's null
+#        distribution; a fthr ratio inside it is noise), BENCH_ONLY
+#        (an extended regular expression: only the rows whose label
+#        matches it run).
 # Output: a Markdown table on stdout, OUTDIR/results.csv, OUTDIR/*.png
 #        (gnuplot), progress on stderr.
 set -u
@@ -23,7 +30,9 @@ if [ "$quick" = 1 ]; then pairs=${PAIRS:-3}; secs=0.3; n=3000000; r=20000; else
 mkdir -p "$out"
 csv=$out/results.csv
 here=$(cd "$(dirname "$0")" && pwd)
-echo "group,benchmark,unit,better,glibc,fthr,ratio_median,ratio_min,ratio_max,cpu_glibc,cpu_fthr" >"$csv"
+aa=${BENCH_AA:-0}
+only=${BENCH_ONLY:-}
+echo "group,benchmark,unit,better,glibc,fthr,ratio_median,ratio_min,ratio_max,cpu_glibc,cpu_fthr,aa_median,aa_min,aa_max" >"$csv"
 failed=0
 
 LD_TRACE_LOADED_OBJECTS=1 LD_PRELOAD=$lib "$bin" | grep -q libfthr ||
@@ -44,20 +53,39 @@ one() { # preload-or-empty args...
 }
 
 table_head() {
-	printf '\n### %s\n\n| benchmark | glibc | fthr | fthr vs glibc | spread | CPU s glibc / fthr |\n|---|---|---|---|---|---|\n' "$1"
+	if [ "$aa" = 1 ]; then
+		printf '\n### %s\n\n| benchmark | glibc | fthr | fthr vs glibc | spread | CPU s glibc / fthr | glibc vs glibc |\n|---|---|---|---|---|---|---|\n' "$1"
+	else
+		printf '\n### %s\n\n| benchmark | glibc | fthr | fthr vs glibc | spread | CPU s glibc / fthr |\n|---|---|---|---|---|---|\n' "$1"
+	fi
+}
+
+# the per-pair ratio of B to A, > 1 when B is better
+ratio() { # A B better
+	awk -v g="$1" -v f="$2" -v b="$3" 'BEGIN { print (b == "hi") ? f / g : g / f }'
 }
 
 # bench GROUP LABEL BETTER(hi|lo) ARGS...
 bench() {
 	local group=$1 label=$2 better=$3; shift 3
-	local i g f gv=() fv=() gc=() fc=() ratios=() unit= extra=
+	local i g f a gv=() fv=() gc=() fc=() ratios=() aar=() unit= extra=
+	[ -z "$only" ] || [[ $label =~ $only ]] || return 0
 	printf '  %-40s' "$label" >&2
 	for ((i = 0; i < pairs; i++)); do
-		g=$(one "" "$@") && f=$(one "$lib" "$@") || { failed=1; echo " FAILED" >&2; return; }
+		if ((i % 2 == 0)); then
+			g=$(one "" "$@") && f=$(one "$lib" "$@")
+		else
+			f=$(one "$lib" "$@") && g=$(one "" "$@")
+		fi || { failed=1; echo " FAILED" >&2; return; }
+		if [ "$aa" = 1 ]; then
+			a=$(one "" "$@") || { failed=1; echo " FAILED" >&2; return; }
+			read -r aval _ <<<"$a"
+		fi
 		read -r gval unit gcpu _ <<<"$g"
 		read -r fval _ fcpu extra <<<"$f"
 		gv+=("$gval"); fv+=("$fval"); gc+=("$gcpu"); fc+=("$fcpu")
-		ratios+=("$(awk -v g="$gval" -v f="$fval" -v b="$better" 'BEGIN { print (b == "hi") ? f / g : g / f }')")
+		ratios+=("$(ratio "$gval" "$fval" "$better")")
+		[ "$aa" = 1 ] && aar+=("$(ratio "$gval" "$aval" "$better")")
 		printf '.' >&2
 	done
 	local gm fm rm rmin rmax gcm fcm
@@ -65,10 +93,16 @@ bench() {
 	rm=$(printf '%s\n' "${ratios[@]}" | median)
 	rmin=$(printf '%s\n' "${ratios[@]}" | sort -g | head -1); rmax=$(printf '%s\n' "${ratios[@]}" | sort -g | tail -1)
 	gcm=$(printf '%s\n' "${gc[@]}" | median); fcm=$(printf '%s\n' "${fc[@]}" | median)
-	printf ' %s x%.2f\n' "$unit" "$rm" >&2
-	printf '| %s | %.4g %s | %.4g %s | **%.2f** | %.2f–%.2f | %.2f / %.2f |\n' \
-		"$label" "$gm" "$unit" "$fm" "$unit" "$rm" "$rmin" "$rmax" "$gcm" "$fcm"
-	echo "$group,${label//,/;},$unit,$better,$gm,$fm,$rm,$rmin,$rmax,$gcm,$fcm" >>"$csv"
+	local am= amin= amax= acol=
+	if [ "$aa" = 1 ]; then
+		am=$(printf '%s\n' "${aar[@]}" | median)
+		amin=$(printf '%s\n' "${aar[@]}" | sort -g | head -1); amax=$(printf '%s\n' "${aar[@]}" | sort -g | tail -1)
+		acol=$(printf ' %.2f (%.2f–%.2f) |' "$am" "$amin" "$amax")
+	fi
+	printf ' %s x%.2f%s\n' "$unit" "$rm" "${am:+ (A/A x$(printf %.2f "$am"))}" >&2
+	printf '| %s | %.4g %s | %.4g %s | **%.2f** | %.2f–%.2f | %.2f / %.2f |%s\n' \
+		"$label" "$gm" "$unit" "$fm" "$unit" "$rm" "$rmin" "$rmax" "$gcm" "$fcm" "$acol"
+	echo "$group,${label//,/;},$unit,$better,$gm,$fm,$rm,$rmin,$rmax,$gcm,$fcm,$am,$amin,$amax" >>"$csv"
 }
 
 echo "# fthr vs glibc, $(date -u +%Y-%m-%d), $(uname -m), $(nproc) cpus, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), glibc $(ldd --version | head -1 | awk '{ print $NF }')"
@@ -85,18 +119,21 @@ for mode in mt st; do
 	done
 done
 
-if command -v valgrind >/dev/null; then
+if [ -n "$only" ]; then
+	: # BENCH_ONLY: the timed rows chosen, no instruction counts
+elif command -v valgrind >/dev/null; then
 	echo "== instruction counts (callgrind)" >&2
 	printf '\n### Instructions per operation (callgrind, deterministic)\n\n'
 	printf 'Per operation, the difference of two runs (21000 and 1000 operations): "loop" counts everything the\n'
 	printf 'benchmark loop executes (call, PLT stub, its own counting), "library" only what runs inside libc.so.6\n'
-	printf '(glibc) or libfthr (fthr): the functions themselves.\n\n'
+	printf '(glibc) or libfthr (fthr): the functions themselves. Neither counts fthr'"'"'s Valgrind function\n'
+	printf 'wrappers (lib/diag_valgrind.c), which only Valgrind runs, around each call.\n\n'
 	printf '| operation | glibc Ir/op (loop) | fthr Ir/op (loop) | glibc Ir/op (library) | fthr Ir/op (library) | fthr vs glibc (library) |\n|---|---|---|---|---|---|\n'
 	cgdir=$(mktemp -d)
 	ir() { # pre op n -> "total library"
 		LD_PRELOAD=$1 valgrind --tool=callgrind --callgrind-out-file="$cgdir/out" "$bin" uncontended "$2" mt "$3" >/dev/null 2>&1
 		awk -f "$here/ir-by-object.awk" "$cgdir/out" |
-			awk '{ t += $NF } /libc\.so|libfthr/ { l += $NF } END { print t + 0, l + 0 }'
+			awk '!/^valgrind-wrappers / { t += $NF } /libc\.so|libfthr/ { l += $NF } END { print t + 0, l + 0 }'
 	}
 	for op in mutex_normal mutex_recursive mutex_errorcheck mutex_trylock spin rwlock_rd rwlock_wr \
 		sem_postwait cond_signal once getspecific setspecific; do
@@ -105,7 +142,7 @@ if command -v valgrind >/dev/null; then
 			awk '{ printf "%.1f %.1f %.1f %.1f %.2f", ($1 - $3) / 20000, ($5 - $7) / 20000, ($2 - $4) / 20000, ($6 - $8) / 20000, ($2 - $4) / ($6 - $8) }')
 		read -r gt ft gl fl rl <<<"$line"
 		printf '| %s | %s | %s | %s | %s | **%s** |\n' "$op" "$gt" "$ft" "$gl" "$fl" "$rl"
-		echo "callgrind,$op,Ir/op,lo,$gl,$fl,$rl,,,," >>"$csv"
+		echo "callgrind,$op,Ir/op,lo,$gl,$fl,$rl,,,,,,," >>"$csv"
 		printf '  %-40s Ir loop %s / %s, library %s / %s\n' "$op" "$gt" "$ft" "$gl" "$fl" >&2
 	done
 	rm -rf "$cgdir"
@@ -189,6 +226,11 @@ bench corunner "bounded queue 4+4" hi queue 4 4 $((r * 2))
 bench corunner "cond ping-pong, pinned none" lo cond_pingpong none $((r / 10))
 bench corunner "sem ping-pong, pinned none" lo sem_pingpong none $((r / 10))
 kill $hogs 2>/dev/null; wait $hogs 2>/dev/null; trap - EXIT
+
+# rows that lose, and (A/A) those of them their own noise does not explain
+awk -F, 'NR > 1 && $1 != "callgrind" { n++; if ($7 < 0.97) { low++; if ($13 != "" && $7 < $13) out++ } } END {
+	if (n) printf "\nRows: %d; below 0.97: %d%s.\n", n, low,
+		aa ? sprintf(", of which below their A/A control'"'"'s minimum: %d", out) : "" }' aa="$aa" "$csv"
 
 if command -v gnuplot >/dev/null; then
 	echo "== plots" >&2

@@ -3,7 +3,8 @@
 # here (bench/fthr-bench as "the program"): a good run passes with a ratio
 # and CPU seconds; a run whose "fthr" is not fthr, a case that fails its own
 # check, one that prints no figure, and a glibc run that ran on fthr each
-# fail the harness, by name.
+# fail the harness, by name; the A/A control (BENCH_REAL_AA=1) adds the
+# glibc/glibc ratios to the row and the CSV.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 b=${FTHR_BUILDDIR:-$top}
@@ -42,10 +43,16 @@ run() { # FTHR_LIB cases...
 	FTHR_LIB=$1 BENCH_REAL_CASEDIR=$tmp/cases BENCH_REAL_CASES="$2" PAIRS=3 \
 		BENCH_REAL_BUILD=$tmp/build bash "$top/bench/real/run.sh" "$tmp/res"
 }
+run_aa() { BENCH_REAL_AA=1 run "$@"; }
 check "a good case: a row with its ratio and CPU seconds" 0 \
 	'^\| fake: mutex lock\+unlock \| [0-9.e+]+ ns/op \| [0-9.e+]+ ns/op \| \*\*[0-9.]+\*\* \| [0-9.]+–[0-9.]+ \| [0-9.]+ / [0-9.]+ \| [0-9.]+ \| [0-9.]+ \|$' \
 	run "$lib" "fake:good"
 grep -q '^fake,good,' "$tmp/res/real.csv" || { echo "FAIL: no CSV row"; fail=1; }
+check "the A/A control: the row gains the glibc/glibc ratios" 0 \
+	'^\| fake: mutex lock\+unlock \|.* \| [0-9.]+ \| [0-9.]+ \([0-9.]+–[0-9.]+\) \|$' \
+	run_aa "$lib" "fake:good"
+awk -F, '$1 == "fake" && $15 > 0 && $16 > 0 && $17 >= $16 { ok = 1 } END { exit !ok }' "$tmp/res/real.csv" ||
+	{ echo "FAIL: no A/A figures in the CSV row"; fail=1; }
 # a library that is not fthr, named like it: the witness sees glibc's calls
 mkdir -p "$tmp/notfthr"
 cc -shared -fPIC -o "$tmp/notfthr/libfthr.so.0" -x c /dev/null

@@ -11,6 +11,10 @@
 #  - ThreadSanitizer: the program built with -fsanitize=thread, linked with
 #    -lfthr and without: no report on a correct one, both bugs reported.
 #  - memcheck: no invalid access and no leak with fthr preloaded.
+#  - callgrind (any tool but the two checkers): the wrappers only pass the
+#    call on, so a profile shows about fthr's own instructions: at most
+#    120 instructions of wrappers per mutex lock+unlock (they made their
+#    requests under every tool once: 263), fthr's own count as native.
 # Each run checks its own results (tools_prog exits 1 on a wrong count) and
 # where its pthread_mutex_lock comes from. Env: FTHR_LIB, FTHR_SRCDIR, CC.
 set -u
@@ -102,6 +106,37 @@ else
 			bad "memcheck $mode: exit $st, errors ${e:-none}"; cat "$_o.log"
 		fi
 	done
+	# callgrind: quiet wrappers (head comment); per lock+unlock, the
+	# difference of 21000 and 1000 pairs
+	cat >"$tmp/pairs.c" <<'EOT'
+#include <pthread.h>
+#include <stdlib.h>
+int main(int argc, char **argv)
+{
+	static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+	for (long i = atol(argv[1]); i > 0; i--) {
+		pthread_mutex_lock(&m);
+		pthread_mutex_unlock(&m);
+	}
+	return 0;
+}
+EOT
+	if $CC -O1 -o "$tmp/pairs" "$tmp/pairs.c" -lpthread; then
+		for n in 21000 1000; do
+			LD_PRELOAD=$lib valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.$n" "$tmp/pairs" $n >/dev/null 2>&1
+			awk -f "${FTHR_SRCDIR:-.}/bench/ir-by-object.awk" "$tmp/cg.$n" |
+				awk '/^valgrind-wrappers / { w += $NF } /libfthr/ { f += $NF } END { print w + 0, f + 0 }'
+		done >"$tmp/cg.ir"
+		set -- $(tr '\n' ' ' <"$tmp/cg.ir")
+		w=$(( ($1 - $3) / 20000 )) f=$(( ($2 - $4) / 20000 ))
+		if [ $# = 4 ] && [ "$w" -gt 0 ] && [ "$w" -le 120 ] && [ "$f" -gt 0 ] && [ "$f" -le 60 ]; then
+			ok "callgrind: $w instructions of wrappers and $f of fthr per lock+unlock"
+		else
+			bad "callgrind: $w instructions of wrappers and $f of fthr per lock+unlock (want 1-120, 1-60)"
+		fi
+	else
+		bad "callgrind: could not build the lock+unlock program"
+	fi
 fi
 
 # ---- ThreadSanitizer ----

@@ -13,6 +13,9 @@
 # Usage: bench/real/run.sh [OUTDIR]
 # Env:   FTHR_LIB (libfthr.so.0, required), BENCH_REAL_QUICK=1 (the quick
 #        subset, shorter work: scripts/run demo), PAIRS (default 5),
+#        BENCH_REAL_AA=1 (an A/A control: each pair also runs glibc a
+#        second time, and the table gains the glibc/glibc ratios, the
+#        case's null distribution: a fthr ratio inside it is noise),
 #        BENCH_REAL_FAMILIES (default: every family), BENCH_REAL_CASES
 #        ("family:id ..." to run just those), BENCH_REAL_CASEDIR (the
 #        families' directory; default bench/real/cases)
@@ -26,6 +29,7 @@ out=${1:-bench/results}
 lib=${FTHR_LIB:?FTHR_LIB must name libfthr.so.0}
 quick=${BENCH_REAL_QUICK:-0}
 pairs=${PAIRS:-5}
+aa=${BENCH_REAL_AA:-0}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 csv=$out/real.csv
@@ -80,9 +84,17 @@ echo "# fthr vs glibc: real programs, $(date -u +%Y-%m-%d), $(uname -m), $(nproc
 echo
 echo "Medians of $pairs alternating glibc/fthr pairs$([ "$quick" = 1 ] && echo ', quick subset'). 'fthr vs glibc' is the median of the per-pair ratios, > 1 means fthr is better; spread is their min–max; CPU s is user+sys of the whole process tree; 'per CPU s' is the median per-pair ratio of work done per CPU second (every case does a fixed amount of work: glibc's CPU seconds over fthr's); 'glibc max/min' is the case's own noise, its glibc runs' largest figure over their smallest."
 echo
-echo "| program: case | glibc | fthr | fthr vs glibc | spread | CPU s glibc / fthr | per CPU s | glibc max/min |"
-echo "|---|---|---|---|---|---|---|---|"
-echo "family,case,label,unit,better,glibc,fthr,ratio_median,ratio_min,ratio_max,cpu_glibc,cpu_fthr,cpu_ratio,glibc_maxmin" >"$csv"
+if [ "$aa" = 1 ]; then
+	echo
+	echo "A/A control: every pair also ran glibc a second time; 'glibc vs glibc' is the median (min–max) of those runs' ratios to the pair's first glibc run, the case's null distribution."
+	echo
+	echo "| program: case | glibc | fthr | fthr vs glibc | spread | CPU s glibc / fthr | per CPU s | glibc max/min | glibc vs glibc |"
+	echo "|---|---|---|---|---|---|---|---|---|"
+else
+	echo "| program: case | glibc | fthr | fthr vs glibc | spread | CPU s glibc / fthr | per CPU s | glibc max/min |"
+	echo "|---|---|---|---|---|---|---|---|"
+fi
+echo "family,case,label,unit,better,glibc,fthr,ratio_median,ratio_min,ratio_max,cpu_glibc,cpu_fthr,cpu_ratio,glibc_maxmin,aa_median,aa_min,aa_max" >"$csv"
 
 families=${BENCH_REAL_FAMILIES:-$(cd "$cases" && ls *.sh | sed 's/\.sh$//')}
 for fam in $families; do
@@ -101,12 +113,15 @@ for fam in $families; do
 			case " $BENCH_REAL_CASES " in *" $fam:$id "*) ;; *) continue ;; esac
 		fi
 		printf '  %-50s' "$fam: $label" >&2
-		gv=() fv=() gc=() fc=() ratios=() cr=() ok=1
+		gv=() fv=() gc=() fc=() ratios=() cr=() aar=() ok=1
 		for ((i = 0; i < pairs; i++)); do
 			if ((i % 2 == 0)); then
 				g=$(one "$fam" "$id" glibc) && f=$(one "$fam" "$id" fthr) || ok=0
 			else
 				f=$(one "$fam" "$id" fthr) && g=$(one "$fam" "$id" glibc) || ok=0
+			fi
+			if [ $ok = 1 ] && [ "$aa" = 1 ]; then
+				a=$(one "$fam" "$id" glibc) || ok=0
 			fi
 			[ $ok = 1 ] || break
 			read -r gval unit gcpu <<<"$g"
@@ -114,10 +129,14 @@ for fam in $families; do
 			gv+=("$gval"); fv+=("$fval"); gc+=("$gcpu"); fc+=("$fcpu")
 			ratios+=("$(awk -v g="$gval" -v f="$fval" -v b="$better" 'BEGIN { print (b == "hi") ? f / g : g / f }')")
 			cr+=("$(awk -v g="$gcpu" -v f="$fcpu" 'BEGIN { print (f > 0) ? g / f : 1 }')")
+			if [ "$aa" = 1 ]; then
+				read -r aval _ _ <<<"$a"
+				aar+=("$(awk -v g="$gval" -v f="$aval" -v b="$better" 'BEGIN { print (b == "hi") ? f / g : g / f }')")
+			fi
 			printf '.' >&2
 		done
 		if [ $ok = 0 ]; then failed=1; echo " FAILED" >&2
-			echo "| $fam: $label | | | FAILED | | | | |"; continue; fi
+			echo "| $fam: $label | | | FAILED | | | | |$([ "$aa" = 1 ] && echo ' |')"; continue; fi
 		gm=$(printf '%s\n' "${gv[@]}" | median); fm=$(printf '%s\n' "${fv[@]}" | median)
 		rmed=$(printf '%s\n' "${ratios[@]}" | median)
 		rmin=$(printf '%s\n' "${ratios[@]}" | sort -g | head -1); rmax=$(printf '%s\n' "${ratios[@]}" | sort -g | tail -1)
@@ -126,15 +145,22 @@ for fam in $families; do
 		# the case's own noise: glibc's runs alone (a two-valued program,
 		# such as the JVM's monitor spinning, shows here)
 		gnoise=$(printf '%s\n' "${gv[@]}" | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { print (lo > 0) ? hi / lo : 0 }')
-		printf ' %s x%.2f\n' "$unit" "$rmed" >&2
-		printf '| %s: %s | %.4g %s | %.4g %s | **%.2f** | %.2f–%.2f | %.2f / %.2f | %.2f | %.2f |\n' \
-			"$fam" "$label" "$gm" "$unit" "$fm" "$unit" "$rmed" "$rmin" "$rmax" "$gcm" "$fcm" "$crm" "$gnoise"
-		echo "$fam,$id,${label//,/;},$unit,$better,$gm,$fm,$rmed,$rmin,$rmax,$gcm,$fcm,$crm,$gnoise" >>"$csv"
+		amed= amin= amax= acol=
+		if [ "$aa" = 1 ]; then
+			amed=$(printf '%s\n' "${aar[@]}" | median)
+			amin=$(printf '%s\n' "${aar[@]}" | sort -g | head -1); amax=$(printf '%s\n' "${aar[@]}" | sort -g | tail -1)
+			acol=$(printf ' %.2f (%.2f–%.2f) |' "$amed" "$amin" "$amax")
+		fi
+		printf ' %s x%.2f%s\n' "$unit" "$rmed" "${amed:+ (A/A x$(printf %.2f "$amed"))}" >&2
+		printf '| %s: %s | %.4g %s | %.4g %s | **%.2f** | %.2f–%.2f | %.2f / %.2f | %.2f | %.2f |%s\n' \
+			"$fam" "$label" "$gm" "$unit" "$fm" "$unit" "$rmed" "$rmin" "$rmax" "$gcm" "$fcm" "$crm" "$gnoise" "$acol"
+		echo "$fam,$id,${label//,/;},$unit,$better,$gm,$fm,$rmed,$rmin,$rmax,$gcm,$fcm,$crm,$gnoise,$amed,$amin,$amax" >>"$csv"
 	done < <(BUILD=$build/$fam "$script" list)
 done
 
-awk -F, 'NR > 1 { n++; s += log($8); if ($8 < 0.97) low++ } END {
-	if (n) printf "\nGeometric mean of the %d ratios: **%.2f**; below 0.97: %d.\n", n, exp(s / n), low }' "$csv"
+awk -F, 'NR > 1 { n++; s += log($8); if ($8 < 0.97) { low++; if ($16 != "" && $8 < $16) out++ } } END {
+	if (n) printf "\nGeometric mean of the %d ratios: **%.2f**; below 0.97: %d%s.\n", n, exp(s / n), low,
+		aa ? sprintf(", of which below their A/A control'"'"'s minimum: %d", out) : "" }' aa=$([ "$aa" = 1 ] && echo 1 || echo 0) "$csv"
 if command -v gnuplot >/dev/null && [ "$(wc -l <"$csv")" -gt 1 ]; then
 	awk -F, 'NR > 1 { print "\"" $1 ": " $2 "\"", $8, $13 }' "$csv" >"$out/real.dat"
 	gnuplot <<EOF
