@@ -232,7 +232,9 @@ awk -F, 'NR > 1 && $1 != "callgrind" { n++; if ($7 < 0.97) { low++; if ($13 != "
 	if (n) printf "\nRows: %d; below 0.97: %d%s.\n", n, low,
 		aa ? sprintf(", of which below their A/A control'"'"'s minimum: %d", out) : "" }' aa="$aa" "$csv"
 
-if command -v gnuplot >/dev/null; then
+if [ -n "$only" ]; then
+	: # BENCH_ONLY: no plots (their rows may not have run)
+elif command -v gnuplot >/dev/null; then
 	echo "== plots" >&2
 	for cs in tiny 1us; do
 		grep "^contend-$cs," "$csv" | awk -F, '{ split($2, a, " "); print a[2], $5, $6 }' >"$out/contend-$cs.dat"

@@ -607,6 +607,10 @@ int W(pthread_rwlock_destroy)(pthread_rwlock_t *l)
 	{                                                                      \
 		int r;                                                         \
 		ORIG(fn);                                                      \
+		if (quiet()) { /* another tool: the call alone */              \
+			CALL_FN_W_W(r, fn, l);                                 \
+			return r;                                              \
+		}                                                              \
 		rw_pre(l, w, try);                                             \
 		CALL_FN_W_W(r, fn, l);                                         \
 		return rw_post(#name, l, w, r, r == (quiet_err));              \
@@ -621,6 +625,10 @@ RW_LOCK(pthread_rwlock_trywrlock, 1, 1, EBUSY)
 	{                                                                      \
 		int r;                                                         \
 		ORIG(fn);                                                      \
+		if (quiet()) { /* another tool: the call alone */              \
+			CALL_FN_W_WW(r, fn, l, t);                             \
+			return r;                                              \
+		}                                                              \
 		rw_pre(l, w, 0);                                               \
 		CALL_FN_W_WW(r, fn, l, t);                                     \
 		return rw_post(#name, l, w, r, r == ETIMEDOUT);                \
@@ -633,6 +641,10 @@ RW_TIMED(pthread_rwlock_timedwrlock, 1)
 	{                                                                      \
 		int r;                                                         \
 		ORIG(fn);                                                      \
+		if (quiet()) { /* another tool: the call alone */              \
+			CALL_FN_W_WWW(r, fn, l, c, t);                         \
+			return r;                                              \
+		}                                                              \
 		rw_pre(l, w, 0);                                               \
 		CALL_FN_W_WWW(r, fn, l, c, t);                                 \
 		return rw_post(#name, l, w, r, r == ETIMEDOUT);                \
@@ -987,8 +999,8 @@ static void once_trampoline(void)
 
 int W(pthread_once)(pthread_once_t *o, void (*init)(void))
 {
-	void (*saved_f)(void) = once_routine;
-	pthread_once_t *saved_o = once_obj;
+	void (*saved_f)(void);
+	pthread_once_t *saved_o;
 	int r;
 	ORIG(fn);
 	if (quiet()) { /* another tool: the call alone */
@@ -996,6 +1008,8 @@ int W(pthread_once)(pthread_once_t *o, void (*init)(void))
 		return r;
 	}
 
+	saved_f = once_routine;
+	saved_o = once_obj;
 	obj(o, sizeof *o);
 	once_routine = init;
 	once_obj = o;
