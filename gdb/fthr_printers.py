@@ -85,7 +85,9 @@ class MutexPrinter(Printer):
             flags.append("priority-inherit")
         if kind & PRIO_PROTECT:
             flags.append("priority-protect, ceiling %d" % ((lock >> 19) & 0x1FFF))
-        if kind & PSHARED:
+        # (glibc, and fthr with it, marks every robust mutex process-shared
+        # in __kind, whatever the attribute said: the mark tells nothing there)
+        if kind & PSHARED and not kind & ROBUST:
             flags.append("process-shared")
         head = "fthr mutex (%s%s)" % (name, "".join(", " + f for f in flags))
         if kind & (ROBUST | PRIO_INHERIT):

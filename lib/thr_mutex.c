@@ -443,7 +443,12 @@ FTHR_HIDDEN FTHR_INLINED int fthr_mutex_init(pthread_mutex_t *m,
 		/* glibc: the ceiling lives in the lock word's high bits */
 		m->__data.__lock = (ceiling < min ? min : ceiling) << 19;
 	}
-	m->__data.__kind = type | ((a & FTHR_MATTR_PSHARED) ? FTHR_MUTEX_PSHARED : 0) |
+	/* glibc marks a robust mutex process-shared whatever the attribute
+	 * says (the kernel's owner-death wake-up is a shared one): the same
+	 * bytes (tests/t_abi.c). fthr's robust code uses shared futexes on
+	 * every robust mutex anyway and never reads the mark. */
+	m->__data.__kind = type |
+			   ((a & (FTHR_MATTR_PSHARED | FTHR_MATTR_ROBUST)) ? FTHR_MUTEX_PSHARED : 0) |
 			   ((a & FTHR_MATTR_ROBUST) ? FTHR_MUTEX_ROBUST : 0) |
 			   (proto == PTHREAD_PRIO_INHERIT ? FTHR_MUTEX_PRIO_INHERIT : 0) |
 			   (proto == PTHREAD_PRIO_PROTECT ? FTHR_MUTEX_PRIO_PROTECT : 0);

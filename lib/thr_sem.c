@@ -2,8 +2,9 @@
  * so a process-shared or named semaphore works between an fthr process and
  * a plain-glibc one.
  *
- * The 64-bit word 'data': value in the low 32 bits (also the futex word),
- * number of registered waiters in the high 32 bits.
+ * The 64-bit word 'data': value in the low 32 bits (also the futex word:
+ * the int at offset 0 on little-endian cpus, at offset 4 on big-endian ones,
+ * sem.h), number of registered waiters in the high 32 bits.
  *   post     CAS data -> data + 1 (EOVERFLOW at SEM_VALUE_MAX); if the
  *            waiter half was non-zero, futex_wake(value, 1).
  *   wait     fast: CAS data -> data - 1 while the value is > 0.
@@ -42,7 +43,7 @@ static inline struct sem *S(sem_t *s)
 
 static inline volatile int *value_word(struct sem *s)
 {
-	return (volatile int *)&s->data;
+	return (volatile int *)&s->half[SEM_VALUE_HALF];
 }
 
 static inline bool sem_shared(const struct sem *s)

@@ -99,7 +99,7 @@ static int create_sem_file(const char *path, mode_t mode, unsigned value)
 	static unsigned long counter;
 	char tmp[sizeof(SHM_DIR) + 32];
 	struct timespec now;
-	struct sem init;
+	struct sem init = { 0 }; /* (fthr_sem_setup leaves pad alone) */
 	sem_t buf;
 	int fd = -1, e, i;
 

@@ -23,7 +23,10 @@ trap 'rm -f "$tmp"' EXIT
 
 # the host's versioned definitions: "name version default(1|0)"
 for lib in "$@"; do
-	"$readelf" -W --dyn-syms "$lib" | awk '$7 != "UND" && $8 ~ /@/ {
+	# (ppc64le's readelf adds a "[<localentry>: 8]" column: dropped, so
+	# that the fields are those of every other arch)
+	"$readelf" -W --dyn-syms "$lib" | sed 's/\[<localentry>: [0-9]*\] *//' |
+		awk '$7 != "UND" && $8 ~ /@/ {
 		n = $8; sub(/ .*/, "", n)
 		d = index(n, "@@") ? 1 : 0
 		v = n; sub(/^[^@]*@@?/, "", v); sub(/@.*/, "", n)

@@ -194,9 +194,12 @@ static int safe_dl(int v, int may_block) { return (v == DL_FAR && may_block) ? D
 #if defined(__x86_64__)
 #define V_KIND "GLIBC_2.2.5"
 #define V_ROBUST "GLIBC_2.4"
-#elif defined(__aarch64__)
+#elif defined(__aarch64__) || (defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
 #define V_KIND "GLIBC_2.17"
 #define V_ROBUST "GLIBC_2.17"
+#elif defined(__s390x__)
+#define V_KIND "GLIBC_2.2"
+#define V_ROBUST "GLIBC_2.4"
 #endif
 #ifdef V_KIND
 int old_setkind_np(pthread_mutexattr_t *, int);

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The FPU-free test. From the disassembly of a built libfthr:
 #  1. no instruction in the whole library uses an x87/MMX/SSE/AVX register
-#     (aarch64: an FP/SIMD register) -- the arch flags promise that;
+#     (aarch64: an FP/SIMD register; ppc64le: an FPR, VMX or VSX register;
+#     s390x: an FPR or vector register) -- the arch flags promise that;
 #  2. the hot paths (unlock, post, signal, the uncontended lock/trylock of
 #     mutexes, spinlocks and rwlocks, the completed pthread_once,
 #     getspecific) make no call out of the library: no PLT call, no call or
@@ -37,7 +38,50 @@ fpu_insns() {
 			# a branch or adrp target ("b000 <sym>") is an address, not a register
 			gsub(/[0-9a-f]+ <[^>]*>/, "", ops); gsub(/\/\/.*/, "", ops);
 			if (m ~ /^f/ || ops ~ /(^|[^a-z0-9_])[vqdshb][0-9]+([^0-9a-z_]|$)/) print }' ;;
+	ppc64le)
+		# FPRs f0-f31, VMX v0-v31, VSX vs0-vs63; FP mnemonics start with f
+		# (fmr, fadd, fcfid), their loads and stores are lf*/stf*, and the
+		# FPSCR moves mffs/mtfs*
+		awk -F'\t' 'NF >= 2 { m = $2; sub(/[ \t].*/, "", m); ops = $0; sub(/^[^\t]*\t[^\t]*\t?/, "", ops);
+			gsub(/[0-9a-f]+ <[^>]*>/, "", ops); gsub(/#.*/, "", ops);
+			if (m ~ /^(f|lf|stf|mffs|mtfs)/ ||
+			    ops ~ /(^|[^a-z0-9_])(f|v|vs)[0-9]+([^0-9a-z_]|$)/) print }' ;;
+	s390x)
+		# FPRs %f0-%f15 (also what ldgr/lgdr spill general registers
+		# into), vector registers %v0-%v31, and the FP control register's
+		# instructions, which name no register
+		awk -F'\t' 'NF >= 2 { m = $2; sub(/[ \t].*/, "", m); ops = $0; sub(/^[^\t]*\t[^\t]*\t?/, "", ops);
+			gsub(/[0-9a-f]+ <[^>]*>/, "", ops); gsub(/#.*/, "", ops);
+			if (m ~ /^(sfpc|efpc|lfpc|stfpc|sfasr|lfas|srnm|srnmb|srnmt)$/ ||
+			    ops ~ /%[fv][0-9]+/) print }' ;;
 	*) echo "fpu-free.sh: no rules for arch $arch" >&2; exit 99 ;;
+	esac
+}
+
+# Print the calls and jumps out of the library, or through a pointer, of a
+# disassembly on stdin (a PLT entry, an indirect branch).
+calls_out() {
+	case $arch in
+	ppc64le)
+		# bl to a PLT stub (objdump names it *.plt_call.* or @plt);
+		# bctr/bctrl/bcctr* branch through the count register
+		grep -E '\s(bl|b)\s.*(plt_call|@plt)|\s(bctr|bctrl|bcctr[a-z]*)(\s|$)' ;;
+	s390x)
+		# brasl/jg to a PLT entry; basr/balr/bas call through a register;
+		# a branch on a register other than %r14 (the return) jumps
+		# through a pointer
+		grep -E '\s(brasl|jg[a-z]*|brcl)\s.*@plt|\s(basr|balr|bas)\s|\sb[a-z]*r\s+%r([0-9]|1[0-35])(,|\s|$)' ;;
+	*)
+		grep -E '\s(call|callq|jmp|jmpq|bl|b|br|blr)\s' | grep -E '@plt|\*|\s(br|blr)\s' ;;
+	esac
+}
+
+# Succeeds if a disassembly on stdin has a return instruction.
+returns() {
+	case $arch in
+	ppc64le) grep -qE '\sb[a-z]*lr[+-]?(\s|$)' ;; # blr, beqlr, bnelr+ ...
+	s390x) grep -qE '\sb[a-z]*r\s+%r14(\s|$)' ;; # br %r14, ber %r14 ...
+	*) grep -qE '\s(ret|retq)(\s|$)' ;;
 	esac
 }
 
@@ -63,12 +107,11 @@ check_lib() { # lib
 	for f in $HOT; do
 		body=$(disasm_fn "$lib" "$f") || { bad=1; continue; }
 		n=$(printf '%s\n' "$body" | wc -l)
-		calls=$(printf '%s\n' "$body" | grep -E '\s(call|callq|jmp|jmpq|bl|b|br|blr)\s' |
-			grep -E '@plt|\*|\s(br|blr)\s' )
+		calls=$(printf '%s\n' "$body" | calls_out)
 		fpu=$(printf '%s\n' "$body" | fpu_insns)
 		# the fast path must be in the body itself, not behind a tail jump
 		# to a helper whose other paths this check does not read
-		if ! printf '%s\n' "$body" | grep -qE '\s(ret|retq)(\s|$)'; then
+		if ! printf '%s\n' "$body" | returns; then
 			echo "$f: no return in its own body: the fast path is elsewhere"
 			bad=1
 		fi

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/futex.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include "harness.h"
@@ -170,6 +171,25 @@ bool harness_skip_without_robust_list(const char *test)
 		return false;
 	fprintf(stderr, "%s: SKIPPED, qemu does not implement set_robust_list/"
 			"get_robust_list (ENOSYS): no robust mutexes here\n", test);
+	return true;
+}
+
+/* FUTEX_LOCK_PI on a free word must leave the caller's tid in it (then
+ * FUTEX_UNLOCK_PI frees it again); a byte-swapped tid is the emulator's. */
+bool harness_skip_without_pi_futex(const char *test)
+{
+	int w = 0, seen, tid = (int)syscall(SYS_gettid);
+
+	if (syscall(SYS_futex, &w, FUTEX_LOCK_PI_PRIVATE, 0, NULL, NULL, 0) != 0)
+		return false; /* the test itself says what is wrong */
+	seen = w;
+	syscall(SYS_futex, &w, FUTEX_UNLOCK_PI_PRIVATE, 0, NULL, NULL, 0);
+	if ((seen & FUTEX_TID_MASK) == tid)
+		return false;
+	w = seen;
+	fprintf(stderr, "%s: SKIPPED, the kernel wrote the PI futex owner 0x%x for "
+			"tid 0x%x (FUTEX_LOCK_PI): qemu-user on a host of the other byte "
+			"order, where no PI mutex works, glibc's neither\n", test, w, tid);
 	return true;
 }
 

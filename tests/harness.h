@@ -69,9 +69,12 @@ const char *harness_peer_path(const char *name);
 #if defined(__x86_64__)
 #define HARNESS_V_BASE "GLIBC_2.2.5"
 #define HARNESS_V_ROBUST "GLIBC_2.4"
-#elif defined(__aarch64__)
+#elif defined(__aarch64__) || (defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
 #define HARNESS_V_BASE "GLIBC_2.17"
 #define HARNESS_V_ROBUST "GLIBC_2.17"
+#elif defined(__s390x__)
+#define HARNESS_V_BASE "GLIBC_2.2"
+#define HARNESS_V_ROBUST "GLIBC_2.4"
 #else
 #error "glibc's base version node for this arch"
 #endif
@@ -89,6 +92,12 @@ bool harness_skip_under_asan(const char *test);
 bool harness_under_qemu(void);
 /* ... and then a robust test says SKIPPED, naming the call: true. */
 bool harness_skip_without_robust_list(const char *test);
+/* Under qemu-user on a host of the other byte order (s390x on x86_64) the
+ * kernel writes a PI futex word's owner tid (FUTEX_LOCK_PI, a contended
+ * unlock's hand-over) in the host's byte order, which the program then
+ * reads byte-swapped: no PI mutex can work there, glibc's neither. True
+ * (and "TEST: SKIPPED, why" on stderr) when a probe finds it so. */
+bool harness_skip_without_pi_futex(const char *test);
 
 /* Under ThreadSanitizer? Tests of deliberate misuse (destroying what
  * others wait on) and of destructors that run after TSan's own thread-exit

@@ -11,8 +11,10 @@
 
 #if defined(__x86_64__)
 #define COND_VERSION "GLIBC_2.3.2"
-#elif defined(__aarch64__)
+#elif defined(__aarch64__) || (defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
 #define COND_VERSION "GLIBC_2.17"
+#elif defined(__s390x__)
+#define COND_VERSION "GLIBC_2.3.2"
 #else
 #error "the glibc version of pthread_cond_wait on this arch"
 #endif

@@ -1,7 +1,10 @@
 /* tests/t_abi.c: where calls land, and glibc's ABI. */
 #include "config.h"
 #include <dlfcn.h>
+#include <limits.h>
+#include <semaphore.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include "harness.h"
 
@@ -76,12 +79,21 @@ START_TEST(version_string)
 }
 END_TEST
 
+/* glibc's own layout for the arch the test is built for (its <pthread.h>):
+ * the 64-bit one, or the 32-bit one with its 24-byte mutex whose __kind
+ * comes before __nusers, 32-byte rwlock and 16-byte sem_t. */
 START_TEST(layout_is_glibcs)
 {
 	pthread_mutex_t m;
+	bool lp64 = sizeof(long) == 8;
 
+	ck_assert_uint_eq(sizeof(pthread_mutex_t), lp64 ? 40 : 24);
 	ck_assert_uint_eq(sizeof(pthread_mutex_t), __SIZEOF_PTHREAD_MUTEX_T);
-	ck_assert_uint_eq(offsetof(pthread_mutex_t, __data.__kind), 16);
+	ck_assert_uint_eq(offsetof(pthread_mutex_t, __data.__kind), lp64 ? 16 : 12);
+	ck_assert_uint_eq(sizeof(pthread_rwlock_t), lp64 ? 56 : 32);
+	ck_assert_uint_eq(sizeof(pthread_cond_t), 48);
+	ck_assert_uint_eq(sizeof(pthread_barrier_t), lp64 ? 32 : 20);
+	ck_assert_uint_eq(sizeof(sem_t), lp64 ? 32 : 16);
 	ck_assert_uint_eq(sizeof(pthread_once_t), 4);
 	ck_assert_uint_eq(sizeof(pthread_spinlock_t), 4);
 	/* init writes every byte: all-zero but for the kind */
@@ -89,6 +101,153 @@ START_TEST(layout_is_glibcs)
 	ck_assert_int_eq(pthread_mutex_init(&m, NULL), 0);
 	for (size_t i = 0; i < sizeof(m); i++)
 		ck_assert_int_eq(((unsigned char *)&m)[i], 0);
+}
+END_TEST
+
+/* glibc's own definition of a name, from libc.so.6 itself (never fthr's,
+ * linked or preloaded). */
+static void *glibc_fn(const char *name)
+{
+	void *h = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+	void *f = h ? dlsym(h, name) : NULL;
+
+	ck_assert_msg(f != NULL, "no %s in libc.so.6", name);
+	ck_assert_msg(!from_fthr(f), "libc.so.6's %s is fthr's", name);
+	return f;
+}
+
+/* The bytes of two objects, the first differing one named. */
+static void same_bytes(const char *what, const void *a, const void *b, size_t n)
+{
+	const unsigned char *x = a, *y = b;
+
+	for (size_t i = 0; i < n; i++)
+		ck_assert_msg(x[i] == y[i], "%s: byte %zu is 0x%02x in fthr's, 0x%02x in glibc's",
+			      what, i, x[i], y[i]);
+}
+
+/* Every mutex kind the static initializers name, and the robust and
+ * process-shared ones: fthr's init writes the bytes glibc's writes, and
+ * those of the arch's static initializer. */
+START_TEST(mutex_init_bytes_are_glibcs)
+{
+	int (*g_init)(pthread_mutex_t *, const pthread_mutexattr_t *) =
+		(int (*)(pthread_mutex_t *, const pthread_mutexattr_t *))glibc_fn("pthread_mutex_init");
+	static const pthread_mutex_t statics[] = {
+		PTHREAD_MUTEX_INITIALIZER, PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP,
+		PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP, PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP,
+	};
+	static const int types[] = { PTHREAD_MUTEX_NORMAL, PTHREAD_MUTEX_RECURSIVE,
+				     PTHREAD_MUTEX_ERRORCHECK, PTHREAD_MUTEX_ADAPTIVE_NP };
+
+	for (int variant = 0; variant < 3; variant++)
+		for (int i = 0; i < 4; i++) {
+			pthread_mutexattr_t a;
+			pthread_mutex_t f, g;
+			char what[64];
+
+			ck_assert_int_eq(pthread_mutexattr_init(&a), 0);
+			ck_assert_int_eq(pthread_mutexattr_settype(&a, types[i]), 0);
+			if (variant == 1)
+				ck_assert_int_eq(pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST), 0);
+			if (variant == 2)
+				ck_assert_int_eq(pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED), 0);
+			memset(&f, 0x5a, sizeof(f));
+			memset(&g, 0x5a, sizeof(g));
+			ck_assert_int_eq(pthread_mutex_init(&f, &a), 0);
+			ck_assert_int_eq(g_init(&g, &a), 0);
+			snprintf(what, sizeof(what), "mutex type %d%s", types[i],
+				 variant == 1 ? " robust" : variant == 2 ? " pshared" : "");
+			same_bytes(what, &f, &g, sizeof(f));
+			if (variant == 0)
+				same_bytes("static initializer", &f, &statics[i], sizeof(f));
+		}
+}
+END_TEST
+
+START_TEST(rwlock_cond_spin_init_bytes_are_glibcs)
+{
+	int (*g_rw)(pthread_rwlock_t *, const pthread_rwlockattr_t *) =
+		(int (*)(pthread_rwlock_t *, const pthread_rwlockattr_t *))glibc_fn("pthread_rwlock_init");
+	int (*g_cond)(pthread_cond_t *, const pthread_condattr_t *) =
+		(int (*)(pthread_cond_t *, const pthread_condattr_t *))glibc_fn("pthread_cond_init");
+	int (*g_spin)(pthread_spinlock_t *, int) =
+		(int (*)(pthread_spinlock_t *, int))glibc_fn("pthread_spin_init");
+	static const pthread_rwlock_t rw_statics[] = {
+		PTHREAD_RWLOCK_INITIALIZER, PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP,
+	};
+	static const pthread_cond_t c_static = PTHREAD_COND_INITIALIZER;
+	pthread_rwlock_t rf, rg;
+	pthread_cond_t cf, cg;
+	/* (pthread_spinlock_t is a volatile int: the bytes go through ints) */
+	pthread_spinlock_t sf, sg;
+	int sfv, sgv;
+
+	for (int i = 0; i < 2; i++) {
+		pthread_rwlockattr_t a;
+
+		ck_assert_int_eq(pthread_rwlockattr_init(&a), 0);
+		ck_assert_int_eq(pthread_rwlockattr_setkind_np(&a, i ?
+			PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP : PTHREAD_RWLOCK_DEFAULT_NP), 0);
+		memset(&rf, 0x5a, sizeof(rf));
+		memset(&rg, 0x5a, sizeof(rg));
+		ck_assert_int_eq(pthread_rwlock_init(&rf, &a), 0);
+		ck_assert_int_eq(g_rw(&rg, &a), 0);
+		same_bytes("rwlock", &rf, &rg, sizeof(rf));
+		same_bytes("rwlock static initializer", &rf, &rw_statics[i], sizeof(rf));
+		ck_assert_int_eq(pthread_rwlock_destroy(&rf), 0);
+	}
+	memset(&cf, 0x5a, sizeof(cf));
+	memset(&cg, 0x5a, sizeof(cg));
+	ck_assert_int_eq(pthread_cond_init(&cf, NULL), 0);
+	ck_assert_int_eq(g_cond(&cg, NULL), 0);
+	same_bytes("cond", &cf, &cg, sizeof(cf));
+	same_bytes("cond static initializer", &cf, &c_static, sizeof(cf));
+	ck_assert_int_eq(pthread_cond_destroy(&cf), 0);
+	sf = sg = 0x5a5a5a5a;
+	ck_assert_int_eq(pthread_spin_init(&sf, PTHREAD_PROCESS_PRIVATE), 0);
+	ck_assert_int_eq(g_spin(&sg, PTHREAD_PROCESS_PRIVATE), 0);
+	sfv = sf;
+	sgv = sg;
+	same_bytes("spinlock", &sfv, &sgv, sizeof(sfv));
+}
+END_TEST
+
+/* The semaphore's value and flags where glibc keeps them on this arch (the
+ * value half of the 64-bit word differs with the byte order; 32-bit cpus
+ * have another layout): fthr's sem_init writes glibc's bytes, and a
+ * semaphore glibc made and posted reads back in fthr. */
+START_TEST(sem_bytes_are_glibcs)
+{
+	int (*g_init)(sem_t *, int, unsigned) = (int (*)(sem_t *, int, unsigned))glibc_fn("sem_init");
+	int (*g_post)(sem_t *) = (int (*)(sem_t *))glibc_fn("sem_post");
+	int (*g_getvalue)(sem_t *, int *) = (int (*)(sem_t *, int *))glibc_fn("sem_getvalue");
+	static const unsigned values[] = { 0, 1, 5, 0x7fff, 0x12345678, SEM_VALUE_MAX };
+
+	for (int pshared = 0; pshared < 2; pshared++)
+		for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+			sem_t f, g;
+			int v;
+
+			memset(&f, 0x5a, sizeof(f));
+			memset(&g, 0x5a, sizeof(g));
+			ck_assert_int_eq(sem_init(&f, pshared, values[i]), 0);
+			ck_assert_int_eq(g_init(&g, pshared, values[i]), 0);
+			same_bytes(pshared ? "pshared sem" : "sem", &f, &g, sizeof(f));
+			if (values[i] == SEM_VALUE_MAX)
+				continue;
+			/* glibc posts, fthr reads; fthr posts, glibc reads */
+			ck_assert_int_eq(g_post(&g), 0);
+			ck_assert_int_eq(sem_getvalue(&g, &v), 0);
+			ck_assert_uint_eq((unsigned)v, values[i] + 1);
+			ck_assert_int_eq(sem_post(&f), 0);
+			ck_assert_int_eq(g_getvalue(&f, &v), 0);
+			ck_assert_uint_eq((unsigned)v, values[i] + 1);
+			same_bytes("posted sem", &f, &g, sizeof(f));
+			ck_assert_int_eq(sem_trywait(&g), 0);
+			ck_assert_int_eq(g_getvalue(&g, &v), 0);
+			ck_assert_uint_eq((unsigned)v, values[i]);
+		}
 }
 END_TEST
 
@@ -101,5 +260,8 @@ int main(void)
 	tcase_add_test(tc, lifecycle_stays_the_hosts);
 	tcase_add_test(tc, version_string);
 	tcase_add_test(tc, layout_is_glibcs);
+	tcase_add_test(tc, mutex_init_bytes_are_glibcs);
+	tcase_add_test(tc, rwlock_cond_spin_init_bytes_are_glibcs);
+	tcase_add_test(tc, sem_bytes_are_glibcs);
 	return harness_main(s);
 }

@@ -64,6 +64,8 @@ START_TEST(results_per_type)
 	int type = types[_i];
 	struct timespec bad = { 0, 1000000000 };
 
+	if (harness_skip_without_pi_futex("results_per_type"))
+		return;
 	init_pi(&pm, type, PTHREAD_PROCESS_PRIVATE, PTHREAD_MUTEX_STALLED);
 	ck_assert_int_eq(pthread_mutex_lock(&pm), 0);
 	ck_assert_int_eq(pm.__data.__lock, (int)syscall(SYS_gettid)); /* the tid is the word */
@@ -101,6 +103,8 @@ START_TEST(dead_owner_not_robust_times_out)
 	struct timespec dl;
 	int64_t t0;
 
+	if (harness_skip_without_pi_futex("dead_owner_not_robust_times_out"))
+		return;
 	init_pi(&pm, types[_i], PTHREAD_PROCESS_PRIVATE, PTHREAD_MUTEX_STALLED);
 	ck_assert_int_eq(in_thread(lock_and_exit, NULL), 0);
 	ck_assert_int_eq(pthread_mutex_trylock(&pm), EBUSY);
@@ -134,6 +138,8 @@ START_TEST(counted_exclusion)
 	pthread_t t[4];
 	int i;
 
+	if (harness_skip_without_pi_futex("counted_exclusion"))
+		return;
 	init_pi(&pm, types[_i], PTHREAD_PROCESS_PRIVATE, PTHREAD_MUTEX_STALLED);
 	counter = 0;
 	for (i = 0; i < 4; i++)
@@ -150,6 +156,8 @@ START_TEST(robust_pi_owner_death)
 {
 	pthread_t t;
 
+	if (harness_skip_without_pi_futex("robust_pi_owner_death"))
+		return;
 	if (harness_skip_without_robust_list("robust_pi_owner_death"))
 		return;
 	init_pi(&pm, types[_i], PTHREAD_PROCESS_PRIVATE, PTHREAD_MUTEX_ROBUST);
@@ -191,6 +199,8 @@ START_TEST(cond_with_pi_mutex)
 	pthread_t t[3];
 	int i;
 
+	if (harness_skip_without_pi_futex("cond_with_pi_mutex"))
+		return;
 	init_pi(&pm, types[_i], PTHREAD_PROCESS_PRIVATE, PTHREAD_MUTEX_STALLED);
 	items = consumed = done = 0;
 	for (i = 0; i < 3; i++)
@@ -220,6 +230,8 @@ START_TEST(pshared_across_fork)
 	int status, i;
 	pid_t pid;
 
+	if (harness_skip_without_pi_futex("pshared_across_fork"))
+		return;
 	ck_assert_ptr_ne(s, MAP_FAILED);
 	init_pi(&s->m, PTHREAD_MUTEX_NORMAL, PTHREAD_PROCESS_SHARED, PTHREAD_MUTEX_STALLED);
 	pid = fork();
@@ -303,6 +315,8 @@ START_TEST(owner_is_boosted)
 	struct sched_param sp = { .sched_priority = 40 };
 	pthread_t l, m, h;
 
+	if (harness_skip_without_pi_futex("owner_is_boosted"))
+		return;
 	CPU_ZERO(&one_cpu);
 	CPU_SET(0, &one_cpu);
 	ck_assert_int_eq(pthread_setaffinity_np(pthread_self(), sizeof(one_cpu), &one_cpu), 0);
