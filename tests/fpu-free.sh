@@ -11,6 +11,9 @@
 #     host's pthread_testcancel first, as glibc's does: not listed.)
 # Then a negative control: the same sources built WITHOUT the arch flags
 # must fail check 1, which proves the check can see what it looks for.
+# Where the compiler happens to pick no FP/vector register for fthr's code
+# even so (ppc64le), one floating-point function is built into that
+# library too, and the check must find it.
 #
 # Usage: fpu-free.sh [LIBRARY]   (default $FTHR_LIB); needs objdump and nm.
 set -u
@@ -146,9 +149,26 @@ if test -n "${FTHR_SRCDIR:-}" && test -n "${FTHR_LIB_SOURCES:-}" && test -n "${C
 		-o "$tmp/libnoflags.so" $srcs 2>"$tmp/cc.err"; then
 		echo "== negative control: the same sources without '$FTHR_ARCH_CFLAGS'"
 		if check_lib "$tmp/libnoflags.so" >"$tmp/neg.out"; then
-			cat "$tmp/neg.out"
-			echo "FAIL: the check found nothing in a build without the flags"
-			rc=1
+			# The compiler chose no FP/vector register for fthr's
+			# code even without the flags (ppc64le's GCC 12): the
+			# flags are then the guarantee, and the control is a
+			# canary, one floating-point function built into the
+			# same library without them, which the check must see.
+			echo "(the library's own code uses no FP/vector register here even without the flags)"
+			printf 'double fthr_fpu_canary(double a, double b) { return a * b + 1.5; }\n' >"$tmp/canary.c"
+			# shellcheck disable=SC2086
+			if $CC -shared -fPIC $FTHR_BASE_CFLAGS -D_GNU_SOURCE -I"$FTHR_BUILDDIR" \
+				-Wl,--version-script="$FTHR_BUILDDIR/lib/fthr.map" -I"$FTHR_BUILDDIR/lib" \
+				-I"$FTHR_SRCDIR/lib" -I"$FTHR_SRCDIR/include" -I"$FTHR_SRCDIR/arch/$arch" \
+				-o "$tmp/libcanary.so" $srcs "$tmp/canary.c" 2>"$tmp/cc.err" &&
+			   ! check_lib "$tmp/libcanary.so" >"$tmp/neg.out"; then
+				grep -A3 '^FPU/vector' "$tmp/neg.out"
+				echo "ok: with a floating-point function and without the flags the check fails, as it must"
+			else
+				cat "$tmp/cc.err" "$tmp/neg.out"
+				echo "FAIL: the check found nothing in a build without the flags"
+				rc=1
+			fi
 		else
 			grep -A3 '^FPU/vector' "$tmp/neg.out"
 			echo "ok: without the flags the check fails, as it must"
