@@ -183,7 +183,7 @@ __attribute__((constructor)) static void diag_start(void)
 FTHR_HIDDEN struct dobj *fthr_diag_obj_of(const void *addr, int kind)
 {
 	unsigned long key = (unsigned long)addr;
-	unsigned long h = (key >> 3) * 0x9e3779b97f4a7c15ul;
+	uint64_t h = (uint64_t)(key >> 3) * 0x9e3779b97f4a7c15ull;
 
 	if (!fthr_diag_objs)
 		fthr_once(&objs_once, objs_init);

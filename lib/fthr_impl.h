@@ -129,8 +129,10 @@ _Static_assert(sizeof(pthread_mutex_t) == __SIZEOF_PTHREAD_MUTEX_T,
 _Static_assert(offsetof(pthread_mutex_t, __data.__lock) == 0, "__lock at 0");
 _Static_assert(offsetof(pthread_mutex_t, __data.__count) == 4, "__count at 4");
 _Static_assert(offsetof(pthread_mutex_t, __data.__owner) == 8, "__owner at 8");
-_Static_assert(offsetof(pthread_mutex_t, __data.__kind) == 16,
-	       "__kind at byte 16, where the _NP static initializers put it");
+/* 64-bit: __kind at 16, after __nusers; 32-bit: at 12, before __nusers
+ * (glibc's struct_mutex.h), where each arch's _NP initializers put it. */
+_Static_assert(offsetof(pthread_mutex_t, __data.__kind) == (sizeof(long) == 8 ? 16 : 12),
+	       "__kind where the _NP static initializers put it");
 _Static_assert(_Alignof(pthread_mutex_t) == _Alignof(long), "mutex alignment");
 _Static_assert(sizeof(pthread_mutexattr_t) >= sizeof(int), "mutexattr holds an int");
 _Static_assert(sizeof(pthread_once_t) == sizeof(int), "once is one futex word");

@@ -1,6 +1,6 @@
-/* lib/sem.h: the semaphore object, glibc's 64-bit layout (nptl
- * internaltypes.h, struct new_sem), shared by thr_sem.c and the named
- * semaphores of thr_sem_named.c. */
+/* lib/sem.h: the semaphore object, glibc's layouts (nptl internaltypes.h,
+ * struct new_sem: one for 64-bit arches, one for 32-bit ones), shared by
+ * thr_sem.c and the named semaphores of thr_sem_named.c. */
 #ifndef FTHR_SEM_H
 #define FTHR_SEM_H
 
@@ -8,6 +8,9 @@
 #include <stdint.h>
 #include "fthr_impl.h"
 
+#if __SIZEOF_LONG__ == 8
+/* 64-bit arches: glibc's __HAVE_64B_ATOMICS layout. */
+#define SEM_64 1
 struct sem {
 	union {
 		uint64_t data;	/* value in the low 32 bits, waiters in the high 32 */
@@ -16,8 +19,6 @@ struct sem {
 	int private;	/* glibc's inverted flag: 0 private, 128 pshared */
 	int pad;
 };
-_Static_assert(sizeof(struct sem) <= sizeof(sem_t), "sem fits");
-_Static_assert(sizeof(long) == 8, "glibc's 64-bit new_sem (32-bit cpus have another)");
 
 /* The futex word is the value, the low half of data: the int at the lower
  * address on a little-endian cpu, the one at the higher address on a
@@ -32,13 +33,34 @@ _Static_assert(sizeof(long) == 8, "glibc's 64-bit new_sem (32-bit cpus have anot
 
 #define SEM_NWAITERS_SHIFT 32
 #define SEM_VALUE_MASK 0xffffffffull
+#else
+/* 32-bit arches: glibc's layout without 64-bit atomics (i386, armhf): the
+ * futex word holds value << 1 and a "there may be waiters" bit, the
+ * waiters are counted in a word of their own. */
+#define SEM_64 0
+struct sem {
+	volatile unsigned value;	/* tokens << SEM_VALUE_SHIFT | SEM_NWAITERS_BIT */
+	int private;
+	int pad;
+	volatile unsigned nwaiters;	/* registered waiters */
+};
+#define SEM_VALUE_SHIFT 1
+#define SEM_NWAITERS_BIT 1u
+#endif
+_Static_assert(sizeof(struct sem) <= sizeof(sem_t), "sem fits");
 #define SEM_SHARED 128
 
 /* The words glibc's sem_init writes, and no others (tests/t_abi.c compares
- * the bytes): pad is left as it was. */
+ * the bytes): pad is left as it was on 64-bit arches. */
 static inline void fthr_sem_setup(struct sem *s, unsigned value, bool pshared)
 {
+#if SEM_64
 	s->data = value;
+#else
+	s->value = value << SEM_VALUE_SHIFT;
+	s->pad = 0; /* (glibc's 32-bit init writes it) */
+	s->nwaiters = 0;
+#endif
 	s->private = pshared ? SEM_SHARED : 0;
 }
 

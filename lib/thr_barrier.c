@@ -42,26 +42,119 @@
 #include "host.h"
 #include "self.h"
 
+#if __SIZEOF_LONG__ == 8
+/* 64-bit arches: a 32-byte, 8-aligned object. */
 struct barrier {
-	union {
-		volatile uint64_t state;
-		volatile int half[2];
-	};
+	volatile uint64_t state;
 	unsigned count;
 	int host;	/* offset 12, glibc's 'shared': 0 in fthr's barriers */
 	volatile int inside;
 	int shared;
 };
-_Static_assert(sizeof(struct barrier) <= sizeof(pthread_barrier_t), "barrier fits");
-_Static_assert(__builtin_offsetof(struct barrier, host) == 12, "glibc's shared word");
 _Static_assert(_Alignof(pthread_barrier_t) >= 8, "state is 8-aligned");
 
+static inline volatile uint64_t *state_of(struct barrier *b)
+{
+	return &b->state;
+}
+
+static inline unsigned count_of(const struct barrier *b)
+{
+	return b->count;
+}
+
+static inline bool shared_of(const struct barrier *b)
+{
+	return b->shared;
+}
+
+static inline void barrier_setup(struct barrier *b, unsigned count, bool shared)
+{
+	*b = (struct barrier){ .count = count, .shared = shared };
+}
+
+static inline uint64_t state_add(struct barrier *b, uint64_t d, int mo)
+{
+	return __atomic_add_fetch(&b->state, d, mo);
+}
+#else
+/* 32-bit arches: glibc's object is 20 bytes and only 4-aligned. The state
+ * takes whichever 8 bytes of the first 12 are 8-aligned (the object's
+ * address decides, and objects do not move), the word left over holds the
+ * count, with the process-shared mark in its top bit (count < INT_MAX). */
+struct barrier {
+	unsigned w[3];	/* state (8 bytes) and count | BARRIER_SHARED */
+	int host;	/* offset 12, glibc's 'shared': 0 in fthr's barriers */
+	volatile int inside;
+};
+#define BARRIER_SHARED 0x80000000u
+
+static inline volatile uint64_t *state_of(struct barrier *b)
+{
+	return (volatile uint64_t *)(((uintptr_t)b->w + 7) & ~(uintptr_t)7);
+}
+
+static inline unsigned *count_word(struct barrier *b)
+{
+	return (uintptr_t)state_of(b) == (uintptr_t)b->w ? &b->w[2] : &b->w[0];
+}
+
+static inline unsigned count_of(const struct barrier *b)
+{
+	return *count_word((struct barrier *)b) & ~BARRIER_SHARED;
+}
+
+static inline bool shared_of(const struct barrier *b)
+{
+	return *count_word((struct barrier *)b) & BARRIER_SHARED;
+}
+
+static inline void barrier_setup(struct barrier *b, unsigned count, bool shared)
+{
+	*b = (struct barrier){ 0 };
+	*count_word(b) = count | (shared ? BARRIER_SHARED : 0);
+}
+
+/* No 64-bit add without libatomic calls here: a compare-and-swap loop
+ * (arch_cas64 where the compiler has none of its own), sequentially
+ * consistent, so at least as strong as the caller's order. */
+static inline uint64_t state_add(struct barrier *b, uint64_t d, int mo)
+{
+	volatile uint64_t *p = state_of(b);
+	volatile unsigned *h = (volatile unsigned *)p;
+	uint64_t v;
+
+	(void)mo;
+	/* a torn first read only fails the first exchange */
+	v = (uint64_t)h[0] | (uint64_t)h[1] << 32;
+	if (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+		v = (uint64_t)h[1] | (uint64_t)h[0] << 32;
+#ifdef ARCH_CAS64
+	while (!arch_cas64(p, &v, v + d))
+		;
+#else
+	while (!__atomic_compare_exchange_n(p, &v, v + d, true, __ATOMIC_SEQ_CST,
+					    __ATOMIC_RELAXED))
+		;
+#endif
+	return v + d;
+}
+#endif
+_Static_assert(sizeof(struct barrier) <= sizeof(pthread_barrier_t), "barrier fits");
+_Static_assert(__builtin_offsetof(struct barrier, host) == 12, "glibc's shared word");
+
+/* The state's halves as ints: the round (the futex word) and the arrivals. */
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define ROUND_HALF 1
 #else
 #define ROUND_HALF 0
 #endif
 #define ROUND_ONE (UINT64_C(1) << 32)
+
+static inline volatile int *half_of(struct barrier *b, int i)
+{
+	return (volatile int *)state_of(b) + i;
+}
 
 static inline struct barrier *B(pthread_barrier_t *b)
 {
@@ -91,7 +184,7 @@ static FTHR_COLD int host_barrier_call(pthread_barrier_t *bar, enum host_barrier
 
 static inline int round_of(struct barrier *b)
 {
-	return a_load_acquire(&b->half[ROUND_HALF]);
+	return a_load_acquire(half_of(b, ROUND_HALF));
 }
 
 /* Has round moved past 'mine' (mod 2^32)? */
@@ -111,30 +204,33 @@ FTHR_HIDDEN int fthr_barrier_init(pthread_barrier_t *bar,
 	if (shared && fthr_hs()->ok_barrier)
 		return fthr_hs()->barrier_init(bar, a, count); /* same attribute layout */
 	*bar = (pthread_barrier_t){ 0 };
-	*b = (struct barrier){ .count = count, .shared = shared };
+	barrier_setup(b, count, shared);
 	return 0;
 }
 
 FTHR_HIDDEN int fthr_barrier_wait(pthread_barrier_t *bar)
 {
 	struct barrier *b = B(bar);
-	volatile int *rw = &b->half[ROUND_HALF];
-	bool shared = b->shared;
+	volatile int *rw;
+	bool shared;
 	uint64_t v;
-	unsigned a;
+	unsigned a, count;
 	int mine, r, ret = 0;
 
 	if (host_barrier(b))
 		return host_barrier_call(bar, HB_WAIT);
+	rw = half_of(b, ROUND_HALF);
+	shared = shared_of(b);
+	count = count_of(b);
 	fthr_drain_enter(&b->inside);
-	v = __atomic_add_fetch(&b->state, 1, __ATOMIC_ACQ_REL);
+	v = state_add(b, 1, __ATOMIC_ACQ_REL);
 	a = (unsigned)v;
 	FTHR_ASSERT(a >= 1);
-	mine = (int)((unsigned)(v >> 32) + (a - 1) / b->count);
-	if ((a - 1) % b->count + 1 == b->count) {
+	mine = (int)((unsigned)(v >> 32) + (a - 1) / count);
+	if ((a - 1) % count + 1 == count) {
 		while (past(mine, r = round_of(b))) /* a later round's last */
 			fthr_futex_wait(rw, r, shared, CLOCK_MONOTONIC, NULL);
-		__atomic_add_fetch(&b->state, ROUND_ONE - b->count, __ATOMIC_RELEASE);
+		state_add(b, ROUND_ONE - count, __ATOMIC_RELEASE);
 		fthr_futex_wake(rw, INT_MAX, shared);
 		ret = PTHREAD_BARRIER_SERIAL_THREAD;
 	} else if (!FTHR_SPIN_UNTIL(past(round_of(b), mine))) {
@@ -151,9 +247,9 @@ FTHR_HIDDEN int fthr_barrier_destroy(pthread_barrier_t *bar)
 
 	if (host_barrier(b))
 		return host_barrier_call(bar, HB_DESTROY);
-	if ((uint32_t)__atomic_load_n(&b->state, __ATOMIC_ACQUIRE) != 0)
+	if (a_load_acquire(half_of(b, 1 - ROUND_HALF)) != 0) /* arrivals */
 		return EBUSY;
-	fthr_drain_wait(&b->inside, b->shared);
+	fthr_drain_wait(&b->inside, shared_of(b));
 	return 0;
 }
 

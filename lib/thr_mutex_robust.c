@@ -44,7 +44,10 @@
  * without it: every later lock fails with ENOTRECOVERABLE.
  *
  * The list: glibc's layout. An entry is &m->__data.__list.__next, the
- * futex sits futex_offset bytes from it, __prev links back. The head is the
+ * futex sits futex_offset bytes from it; on 64-bit arches __prev links back
+ * (glibc's __pthread_list_t), on 32-bit ones the list is singly linked
+ * (__pthread_slist_t, __PTHREAD_MUTEX_HAVE_PREV 0) and an unlink walks it
+ * from the head, as glibc's does. The head is the
  * one the host registered for the thread (found with get_robust_list), so
  * glibc's and fthr's robust mutexes share it; a thread without one gets
  * fthr's own (set_robust_list).
@@ -65,7 +68,6 @@
 #define FUTEX_OFFSET                                                           \
 	((long)__builtin_offsetof(pthread_mutex_t, __data.__lock) -            \
 	 (long)__builtin_offsetof(pthread_mutex_t, __data.__list.__next))
-#define LINK_ADJUST __builtin_offsetof(__pthread_list_t, __next)
 /* the sleep's bound (head comment: recheck) */
 #define ROBUST_RECHECK_NS 100000000L
 
@@ -80,11 +82,15 @@ static inline void *entry_of(pthread_mutex_t *m)
 	return &m->__data.__list.__next;
 }
 
+#if __PTHREAD_MUTEX_HAVE_PREV
+#define LINK_ADJUST __builtin_offsetof(__pthread_list_t, __next)
+
 /* The list node whose __next field an entry pointer points at. */
 static inline __pthread_list_t *node_of(void *entry)
 {
 	return (__pthread_list_t *)(((uintptr_t)entry & ~1ul) - LINK_ADJUST);
 }
+#endif
 
 static inline void barrier(void)
 {
@@ -128,13 +134,16 @@ void fthr_robust_pending(struct fthr_robust_list *h, pthread_mutex_t *m)
 /* Link m at the head of the list; pi tags the entry for the kernel. */
 void fthr_robust_enqueue(struct fthr_robust_list *h, pthread_mutex_t *m, bool pi)
 {
+#if __PTHREAD_MUTEX_HAVE_PREV
 	node_of(h->list)->__prev = entry_of(m);
-	m->__data.__list.__next = h->list;
 	m->__data.__list.__prev = (void *)h;
+#endif
+	m->__data.__list.__next = h->list;
 	barrier(); /* the entry is whole before the kernel can see it */
 	h->list = (void *)((uintptr_t)entry_of(m) | pi);
 }
 
+#if __PTHREAD_MUTEX_HAVE_PREV
 void fthr_robust_dequeue(pthread_mutex_t *m)
 {
 	node_of(m->__data.__list.__next)->__prev = m->__data.__list.__prev;
@@ -143,6 +152,23 @@ void fthr_robust_dequeue(pthread_mutex_t *m)
 	m->__data.__list.__prev = NULL;
 	m->__data.__list.__next = NULL;
 }
+#else
+/* Singly linked: find the link that points at m (the head's or an
+ * entry's, the PI tag bit masked off) and point it past m. m is on the
+ * calling thread's list (it holds m), so the walk ends at m. */
+void fthr_robust_dequeue(pthread_mutex_t *m)
+{
+	struct fthr_robust_list *h = fthr_robust_head();
+	void *e = entry_of(m);
+	void **link = &h->list;
+
+	while (((uintptr_t)*link & ~1ul) != (uintptr_t)e)
+		link = (void **)((uintptr_t)*link & ~1ul);
+	*link = m->__data.__list.__next;
+	barrier();
+	m->__data.__list.__next = NULL;
+}
+#endif
 
 /* The word is ours: check recoverability, link it, book it. */
 static int robust_took(struct fthr_robust_list *h, pthread_mutex_t *m, int tid)

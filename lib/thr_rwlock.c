@@ -1,7 +1,8 @@
 /* lib/thr_rwlock.c: read-write locks.
  *
- * Words (overlaid on the 56-byte pthread_rwlock_t; glibc's __cur_writer,
- * __shared and __flags offsets are kept, so the static initializers work):
+ * Words (overlaid on the 56-byte pthread_rwlock_t, 32 bytes on 32-bit
+ * arches, below; glibc's __cur_writer, __shared and __flags offsets are
+ * kept, so the static initializers work):
  *   state    bit 31 WRITER (write-locked), bit 30 WR_WAIT (writers sleep),
  *            bit 29 RD_WAIT (readers sleep), bits 0-28 readers holding
  *   lock     a low-level lock (lll.h) over the sleeping bookkeeping below
@@ -10,7 +11,8 @@
  *            someone new to wake; 0 once one ran (it wakes whom the rules
  *            choose, and another would choose the same), until a sleeper
  *            starts a round of its loop (queued, or after a wake-up)
- *   rwait, wwait   sleeping readers and writers (under lock)
+ *   rwait, wwait   sleeping readers and writers (under lock; a private
+ *            lock on a 32-bit arch counts its queue instead)
  *   queue    private: the sleepers, one node each on its own stack (prio,
  *            reader or writer, and 'handed', the futex word it sleeps on)
  *   writer   tid of the write owner; shared: pshared; flags: the kind
@@ -120,6 +122,9 @@
 #include "self.h"
 #include "tsan.h"
 
+#if __SIZEOF_LONG__ == 8
+/* 64-bit arches: the 56-byte object. */
+#define RW_BIAS 1
 struct rwlock {
 	volatile int state;
 	volatile int lock;
@@ -138,10 +143,44 @@ struct rwlock {
 	unsigned flags;	/* offset 48, glibc's __flags */
 	int writes;	/* write locks taken, mod 2^32 (re-bias, below) */
 };
-_Static_assert(sizeof(struct rwlock) <= sizeof(pthread_rwlock_t), "rwlock fits");
 _Static_assert(__builtin_offsetof(struct rwlock, writes) == 52, "glibc's padding");
+#else
+/* 32-bit arches: glibc's object is 32 bytes, __flags and __shared are the
+ * bytes at 24 and 25, __cur_writer the int at 28. No room for the reader
+ * bias: it stays off (bias, rev and writes are the pshared wseq's word,
+ * which a private lock never writes, and read 0). A private lock counts
+ * its sleepers by its queue, a pshared one (on a host without glibc's
+ * calls) has no queue: the two share words. */
+#define RW_BIAS 0
+struct rwlock {
+	volatile int state;
+	volatile int lock;
+	union {
+		volatile int rseq;	/* pshared */
+		volatile int pending;	/* private */
+	};
+	union {
+		volatile int wseq;	/* pshared */
+		volatile int bias;	/* private: BIAS_OFF for ever */
+		volatile int rev;	/* private: 0 for ever */
+		int writes;	/* private: never counted */
+	};
+	union {
+		int rwait;	/* pshared */
+		struct waiter *queue;	/* private */
+	};
+	int wwait;	/* pshared */
+	unsigned char flags;	/* offset 24, glibc's __flags */
+	unsigned char shared;	/* offset 25, glibc's __shared */
+	unsigned char pad[2];
+	int writer;	/* offset 28, glibc's __cur_writer */
+};
+_Static_assert(__builtin_offsetof(struct rwlock, writer) ==
+	       __builtin_offsetof(pthread_rwlock_t, __data.__cur_writer), "__cur_writer");
+#endif
+_Static_assert(sizeof(struct rwlock) <= sizeof(pthread_rwlock_t), "rwlock fits");
 _Static_assert(__builtin_offsetof(struct rwlock, flags) ==
-	       __builtin_offsetof(pthread_rwlock_t, __data.__flags), "__flags at 48");
+	       __builtin_offsetof(pthread_rwlock_t, __data.__flags), "__flags");
 _Static_assert(__builtin_offsetof(struct rwlock, shared) ==
 	       __builtin_offsetof(pthread_rwlock_t, __data.__shared), "__shared");
 
@@ -363,8 +402,11 @@ static inline bool unlock_biased(struct rwlock *l)
 static inline void maybe_bias(struct rwlock *l)
 {
 	struct fthr_self *self = &fthr_self_rec;
-	int w = a_load_relaxed(&l->writes), b;
+	int w, b;
 
+	if (!RW_BIAS)
+		return;
+	w = a_load_relaxed(&l->writes);
 	/* only a lock read by several threads at once gains: the bias moves
 	 * their reads off the shared line (a lock one thread reads alone
 	 * stays on the cheaper state path) */
@@ -583,12 +625,27 @@ static int sched_prio(void)
 	return (policy == SCHED_FIFO || policy == SCHED_RR) ? sp.sched_priority : 0;
 }
 
+/* Under l->lock: count a sleeper in (d 1) or out (d -1, after it left the
+ * queue); the sleepers of its kind left. */
+static int sleepers_add(struct rwlock *l, bool writer, int d)
+{
+	int *count = writer ? &l->wwait : &l->rwait;
+	int n = 0;
+
+	if (RW_BIAS || l->shared) {
+		FTHR_ASSERT(*count + d >= 0);
+		return *count += d;
+	}
+	for (struct waiter *w = l->queue; w; w = w->next) /* 32-bit, private */
+		n += w->writer == writer;
+	return n;
+}
+
 static int rw_sleep_loop(struct rwlock *l, bool writer, clockid_t clk,
 			 const struct timespec *abstime, bool timed)
 {
 	struct waiter self = { .writer = writer };
 	volatile int *seqw = writer ? &l->wseq : &l->rseq;
-	int *count = writer ? &l->wwait : &l->rwait;
 	int bit = writer ? WR_WAIT : RD_WAIT;
 	bool shared = l->shared, timed_out = false, handed = false;
 	struct waiter **pp;
@@ -602,7 +659,7 @@ static int rw_sleep_loop(struct rwlock *l, bool writer, clockid_t clk,
 	/* Mark first, then look: an unlock the look misses sees the mark and
 	 * wakes us (it needs the lock we hold to do so). The mark stays until
 	 * we leave, so a writer keeps readers out while it retries. */
-	(*count)++;
+	sleepers_add(l, writer, 1);
 	__atomic_fetch_or(&l->state, bit, __ATOMIC_SEQ_CST);
 	if (!shared) {
 		for (pp = &l->queue; *pp; pp = &(*pp)->next)
@@ -640,8 +697,8 @@ static int rw_sleep_loop(struct rwlock *l, bool writer, clockid_t clk,
 		*pp = self.next;
 		/* (pending is 1: this round set it, under the lock we hold) */
 	}
-	FTHR_ASSERT(*count > 0 && (a_load_relaxed(&l->state) & bit));
-	if (--(*count) == 0)
+	FTHR_ASSERT(a_load_relaxed(&l->state) & bit);
+	if (sleepers_add(l, writer, -1) == 0)
 		__atomic_fetch_and(&l->state, ~bit, __ATOMIC_RELAXED);
 	if (r == EBUSY) {
 		/* timed out: a wake-up meant for us goes to the next one */
@@ -776,7 +833,8 @@ static inline int write_acquired(struct rwlock *l, bool wait, clockid_t clk,
 {
 	int r;
 
-	a_store_relaxed(&l->writes, a_load_relaxed(&l->writes) + 1);
+	if (RW_BIAS)
+		a_store_relaxed(&l->writes, a_load_relaxed(&l->writes) + 1);
 	if (likely(bias_off(a_load_relaxed(&l->bias))))
 		return 0;
 	write_release(l);

@@ -24,6 +24,21 @@
  *            token posted back.
  * Every post that finds a registered waiter wakes one; a registered waiter
  * sleeps only while the value is 0: no wake-up is lost.
+ *
+ * 32-bit arches (glibc's protocol without 64-bit atomics, sem.h): the futex
+ * word 'value' holds tokens << 1 | W, W "there may be waiters"; 'nwaiters'
+ * counts the registered waiters.
+ *   post     CAS value -> value + 2 (EOVERFLOW at SEM_VALUE_MAX tokens); if
+ *            W was set, futex_wake(value, 1).
+ *   wait     fast: CAS value -> value - 2 while tokens > 0.
+ *            slow: nwaiters += 1 (acquire); loop { set W (CAS, release);
+ *            no token -> futex_wait(value, W); else CAS value -> value - 2 }.
+ *            finish (also on a timeout, a signal or cancellation): a waiter
+ *            that guesses it is the last (nwaiters == 1) clears W first,
+ *            then nwaiters -= 1 (release); if the guess was wrong (others
+ *            registered meanwhile) it sets W again and wakes as many as
+ *            there are tokens. A wrongly cleared W is always repaired by the
+ *            waiter that cleared it, and a set W costs only a needless wake.
  */
 #include "config.h"
 #include "tsan.h"
@@ -43,7 +58,11 @@ static inline struct sem *S(sem_t *s)
 
 static inline volatile int *value_word(struct sem *s)
 {
+#if SEM_64
 	return (volatile int *)&s->half[SEM_VALUE_HALF];
+#else
+	return (volatile int *)&s->value;
+#endif
 }
 
 static inline bool sem_shared(const struct sem *s)
@@ -73,6 +92,7 @@ FTHR_HIDDEN FTHR_INLINED int fthr_sem_destroy(sem_t *sem)
 	return 0;
 }
 
+#if SEM_64
 FTHR_HIDDEN int fthr_sem_post(sem_t *sem)
 {
 	struct sem *s = S(sem);
@@ -144,6 +164,104 @@ static int sem_sleep(struct sem *s, clockid_t clk, const struct timespec *abstim
 	}
 }
 
+#else
+FTHR_HIDDEN int fthr_sem_post(sem_t *sem)
+{
+	struct sem *s = S(sem);
+	unsigned v = __atomic_load_n(&s->value, __ATOMIC_RELAXED);
+
+	do {
+		if ((v >> SEM_VALUE_SHIFT) == SEM_VALUE_MAX)
+			return fail(EOVERFLOW);
+	} while (!__atomic_compare_exchange_n(&s->value, &v, v + (1u << SEM_VALUE_SHIFT), true,
+					      __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+	if (v & SEM_NWAITERS_BIT)
+		fthr_futex_wake(value_word(s), 1, sem_shared(s));
+	return 0;
+}
+
+/* Take a token if there is one. */
+static inline bool sem_take(struct sem *s)
+{
+	unsigned v = __atomic_load_n(&s->value, __ATOMIC_RELAXED);
+
+	while ((v >> SEM_VALUE_SHIFT) != 0)
+		if (__atomic_compare_exchange_n(&s->value, &v, v - (1u << SEM_VALUE_SHIFT), true,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			return true;
+	return false;
+}
+
+/* Stop being a registered waiter (head comment: finish). */
+static void sem_finish(struct sem *s)
+{
+	unsigned guess = __atomic_load_n(&s->nwaiters, __ATOMIC_RELAXED), left, v;
+
+	if (guess == 1)
+		__atomic_fetch_and(&s->value, ~SEM_NWAITERS_BIT, __ATOMIC_ACQUIRE);
+	left = __atomic_fetch_sub(&s->nwaiters, 1, __ATOMIC_RELEASE);
+	FTHR_ASSERT(left != 0); /* no underflow */
+	if (left > 1 && guess == 1) {
+		v = __atomic_fetch_or(&s->value, SEM_NWAITERS_BIT, __ATOMIC_RELAXED) >> SEM_VALUE_SHIFT;
+		if (v > 0)
+			fthr_futex_wake(value_word(s), v > INT_MAX ? INT_MAX : (int)v,
+					sem_shared(s));
+	}
+}
+
+/* Cancelled in the wait: unregister, and pass on the wake-up it may have
+ * consumed when tokens and other waiters remain. */
+static void sem_cancelled(void *arg)
+{
+	struct sem *s = arg;
+
+	sem_finish(s);
+	if ((__atomic_load_n(&s->value, __ATOMIC_RELAXED) >> SEM_VALUE_SHIFT) != 0 &&
+	    __atomic_load_n(&s->nwaiters, __ATOMIC_RELAXED) != 0)
+		fthr_futex_wake(value_word(s), 1, sem_shared(s));
+}
+
+/* Cancelled after its spin took a token: the token goes back. */
+static void sem_give_back(void *arg)
+{
+	fthr_sem_post(arg);
+}
+
+/* Register as a waiter, sleep until a token can be taken (0) or the
+ * deadline or a signal handler ends the wait (the error); unregistered
+ * either way. */
+static int sem_sleep(struct sem *s, clockid_t clk, const struct timespec *abstime)
+{
+	unsigned v;
+	int err = 0;
+
+	__atomic_fetch_add(&s->nwaiters, 1, __ATOMIC_ACQUIRE);
+	v = __atomic_load_n(&s->value, __ATOMIC_RELAXED);
+	for (;;) {
+		while (!(v & SEM_NWAITERS_BIT) &&
+		       !__atomic_compare_exchange_n(&s->value, &v, v | SEM_NWAITERS_BIT, true,
+						    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+			;
+		v |= SEM_NWAITERS_BIT;
+		if ((v >> SEM_VALUE_SHIFT) == 0) {
+			err = fthr_futex_wait_cancelable(value_word(s), (int)SEM_NWAITERS_BIT,
+							 sem_shared(s), clk, abstime,
+							 sem_cancelled, s);
+			if (err == ETIMEDOUT || err == EINTR)
+				break;
+			err = 0;
+			v = __atomic_load_n(&s->value, __ATOMIC_RELAXED);
+		} else if (__atomic_compare_exchange_n(&s->value, &v, v - (1u << SEM_VALUE_SHIFT),
+						       true, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+			break;
+		}
+	}
+	sem_finish(s);
+	return err;
+}
+
+#endif
+
 /* No token at once. A request already pending is acted on before the spin;
  * every token taken here, in the spin or by sem_sleep (also one found on
  * the way to the first futex wait), goes out through the one check of the
@@ -214,7 +332,11 @@ FTHR_HIDDEN FTHR_INLINED int fthr_sem_clockwait(sem_t *sem, clockid_t clk,
 
 FTHR_HIDDEN int fthr_sem_getvalue(sem_t *sem, int *value)
 {
+#if SEM_64
 	*value = (int)(__atomic_load_n(&S(sem)->data, __ATOMIC_RELAXED) & SEM_VALUE_MASK);
+#else
+	*value = (int)(__atomic_load_n(&S(sem)->value, __ATOMIC_RELAXED) >> SEM_VALUE_SHIFT);
+#endif
 	return 0;
 }
 

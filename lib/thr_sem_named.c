@@ -107,7 +107,7 @@ static int create_sem_file(const char *path, mode_t mode, unsigned value)
 	for (i = 0; i < 100 && fd < 0; i++) {
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		snprintf(tmp, sizeof(tmp), "%ssem.%lx", SHM_DIR,
-			 (unsigned long)now.tv_nsec ^ ((unsigned long)getpid() << 32) ^
+			 (unsigned long)now.tv_nsec ^ ((unsigned long)getpid() << (sizeof(long) * 4)) ^
 				 __atomic_add_fetch(&counter, 0x9e3779b9ul, __ATOMIC_RELAXED));
 		fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode);
 		if (fd < 0 && errno != EEXIST)

@@ -11,6 +11,7 @@
 # extensions) goes under FTHR_0.
 #
 # Usage: gen-symver.sh EXPORTS OUTDIR READELF [HOST-LIBRARY ...]
+# (EXPORTS: one list file, or several separated by spaces, in one argument)
 # Writes OUTDIR/symver.h (one FTHR_SYMVER_<name>(impl) per name, used by
 # FTHR_EXPORT in lib/fthr_impl.h) and OUTDIR/fthr.map (the linker's version
 # script). With no host library, every name stays unversioned (the FreeBSD
@@ -33,7 +34,8 @@ for lib in "$@"; do
 		print n, v, d }'
 done >"$tmp"
 
-sed '/^#/d;/^$/d' "$exports" | sort -u | awk -v defs="$tmp" -v nlib=$# \
+# shellcheck disable=SC2086
+cat $exports | sed '/^#/d;/^$/d' | sort -u | awk -v defs="$tmp" -v nlib=$# \
 	-v h="$out/symver.h.tmp" -v m="$out/fthr.map.tmp" '
 function vkey(v,   a, i, n, k) { # GLIBC_2.3.2 -> sortable key
 	n = split(v, a, /[._]/); k = ""

@@ -75,6 +75,12 @@ const char *harness_peer_path(const char *name);
 #elif defined(__s390x__)
 #define HARNESS_V_BASE "GLIBC_2.2"
 #define HARNESS_V_ROBUST "GLIBC_2.4"
+#elif defined(__i386__)
+#define HARNESS_V_BASE "GLIBC_2.0"
+#define HARNESS_V_ROBUST "GLIBC_2.4"
+#elif defined(__arm__)
+#define HARNESS_V_BASE "GLIBC_2.4"
+#define HARNESS_V_ROBUST "GLIBC_2.4"
 #else
 #error "glibc's base version node for this arch"
 #endif

@@ -1,6 +1,7 @@
 #!/bin/sh
 # What libfthr exports and how it binds:
-#  - exactly the public API in tests/exports.txt, nothing internal;
+#  - exactly the public API in tests/exports.txt (and, on 32-bit arches,
+#    tests/exports-ilp32.txt), nothing internal;
 #  - versioned as the host's C library (FTHR_HOST_LIBS, configure found
 #    them): every name has exactly the versions glibc gives it, default
 #    (@@) and compatibility (@) alike, fthr's own names FTHR_0; and a
@@ -34,7 +35,11 @@ tmp=$(mktemp -d) || exit 99
 trap 'rm -rf "$tmp"' EXIT
 
 $nm -D --defined-only "$lib" | awk '$2 != "A" { print $3 }' | sed 's/@.*//' | sort -u >"$tmp/all"
-sort -u "$srcdir/tests/exports.txt" | sed '/^#/d;/^$/d' >"$tmp/want"
+# a 32-bit library also answers the 64-bit-time names (lib/time64.c)
+lists=$srcdir/tests/exports.txt
+"${READELF:-readelf}" -h "$lib" | grep -q 'Class:.*ELF32' && lists="$lists $srcdir/tests/exports-ilp32.txt"
+# shellcheck disable=SC2086
+cat $lists | sort -u | sed '/^#/d;/^$/d' >"$tmp/want"
 # Valgrind's function wrappers (lib/diag_valgrind.c), FTHR_0: each wraps an export
 vgw=_vgw00000ZU_libfthrZdsoZd0_
 grep -v "^$vgw" "$tmp/all" >"$tmp/got"

@@ -1770,11 +1770,11 @@ START_TEST(broadcast_requeues_onto_mutex)
 END_TEST
 
 /* ==== 11. sleepers are counted out by their waker ==== */
-/* lib/thr_cond.c's struct cond: sleepers at byte 24 -- the waiters in
+/* lib/thr_cond.c's struct cond: sleepers after the mutex pointer (byte 24; 20 on 32-bit arches) -- the waiters in
  * futex_wait that no wake-up has taken off the futex queue yet. */
 static int cond_sleepers(pthread_cond_t *c)
 {
-	return __atomic_load_n((int *)((char *)c + 24), __ATOMIC_SEQ_CST);
+	return __atomic_load_n((int *)((char *)c + 16 + sizeof(void *)), __ATOMIC_SEQ_CST);
 }
 
 static struct {

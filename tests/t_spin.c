@@ -5,7 +5,7 @@
 #include "harness.h"
 
 /* glibc's values for the cpu, which fthr must share (pshared interop). */
-#if defined(__x86_64__)
+#if defined(__x86_64__) || defined(__i386__)
 #define FREE 1
 #else
 #define FREE 0
