@@ -1,7 +1,10 @@
 /* lib/thr_barrier.c: barriers on one 64-bit word: a round number and the
  * arrivals, so that one atomic add tells a thread both.
  *
- * Words (overlaid on the 32-byte, 8-aligned pthread_barrier_t):
+ * Words (overlaid on the 32-byte, 8-aligned pthread_barrier_t; on 32-bit
+ * arches the 20-byte, 4-aligned one, where state takes whichever 8 of the
+ * first 12 bytes are 8-aligned and count, with shared in its top bit, the
+ * word left over):
  *   state     round << 32 | arrived; its round half is the futex word
  *   count     threads per round (from init)
  *   host      0 (glibc's word of the process-shared mark, below)

@@ -155,15 +155,20 @@ void fthr_robust_dequeue(pthread_mutex_t *m)
 #else
 /* Singly linked: find the link that points at m (the head's or an
  * entry's, the PI tag bit masked off) and point it past m. m is on the
- * calling thread's list (it holds m), so the walk ends at m. */
+ * calling thread's list (it holds m), so the walk ends at m; it stops at
+ * the head, where the list closes, all the same. */
 void fthr_robust_dequeue(pthread_mutex_t *m)
 {
 	struct fthr_robust_list *h = fthr_robust_head();
-	void *e = entry_of(m);
+	uintptr_t e = (uintptr_t)entry_of(m), next;
 	void **link = &h->list;
 
-	while (((uintptr_t)*link & ~1ul) != (uintptr_t)e)
-		link = (void **)((uintptr_t)*link & ~1ul);
+	while ((next = (uintptr_t)*link & ~1ul) != e) {
+		FTHR_ASSERT(next != (uintptr_t)h);
+		if (next == (uintptr_t)h)
+			return;
+		link = (void **)next;
+	}
 	*link = m->__data.__list.__next;
 	barrier();
 	m->__data.__list.__next = NULL;

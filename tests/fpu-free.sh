@@ -1,8 +1,9 @@
 #!/bin/sh
 # The FPU-free test. From the disassembly of a built libfthr:
 #  1. no instruction in the whole library uses an x87/MMX/SSE/AVX register
-#     (aarch64: an FP/SIMD register; ppc64le: an FPR, VMX or VSX register;
-#     s390x: an FPR or vector register) -- the arch flags promise that;
+#     (i386 the same; aarch64: an FP/SIMD register; armhf: a VFP/NEON
+#     register; ppc64le: an FPR, VMX or VSX register; s390x: an FPR or
+#     vector register) -- the arch flags promise that;
 #  2. the hot paths (unlock, post, signal, the uncontended lock/trylock of
 #     mutexes, spinlocks and rwlocks, the completed pthread_once,
 #     getspecific) make no call out of the library: no PLT call, no call or
@@ -12,7 +13,7 @@
 # Then a negative control: the same sources built WITHOUT the arch flags
 # must fail check 1, which proves the check can see what it looks for.
 # Where the compiler happens to pick no FP/vector register for fthr's code
-# even so (ppc64le), one floating-point function is built into that
+# even so (ppc64le, i386), one floating-point function is built into that
 # library too, and the check must find it.
 #
 # Usage: fpu-free.sh [LIBRARY]   (default $FTHR_LIB); needs objdump and nm.
@@ -20,6 +21,10 @@ set -u
 OBJDUMP=${OBJDUMP:-objdump}
 NM=${NM:-nm}
 arch=${FTHR_ARCH:-$(uname -m)}
+case $arch in
+x86_64 | i386 | aarch64 | armhf | ppc64le | s390x) ;;
+*) echo "fpu-free.sh: no rules for arch $arch" >&2; exit 99 ;;
+esac
 HOT="pthread_mutex_lock pthread_mutex_trylock pthread_mutex_unlock
 pthread_spin_lock pthread_spin_trylock pthread_spin_unlock pthread_once
 pthread_cond_signal pthread_cond_broadcast sem_post sem_trywait
@@ -30,7 +35,7 @@ mtx_lock mtx_unlock"
 # Print the offending instructions of a disassembly on stdin.
 fpu_insns() {
 	case $arch in
-	x86_64)
+	x86_64 | i386)
 		# x87 mnemonics all start with f; SSE/AVX/MMX name their registers
 		awk -F'\t' 'NF >= 2 { m = $2; sub(/ .*/, "", m); ops = $2; sub(/^[^ ]+ */, "", ops);
 			sub(/#.*/, "", ops); gsub(/<[^>]*>/, "", ops);
@@ -57,7 +62,13 @@ fpu_insns() {
 			gsub(/[0-9a-f]+ <[^>]*>/, "", ops); gsub(/#.*/, "", ops);
 			if (m ~ /^(sfpc|efpc|lfpc|stfpc|sfasr|lfas|srnm|srnmb|srnmt)$/ ||
 			    ops ~ /%[fv][0-9]+/) print }' ;;
-	*) echo "fpu-free.sh: no rules for arch $arch" >&2; exit 99 ;;
+	armhf)
+		# VFP/NEON registers s0-s31, d0-d31, q0-q15; their instructions
+		# start with v (vldr, vmov, vmrs, ...), the old names with f
+		# (fmrx, fldmd); no integer mnemonic starts with either
+		awk -F'\t' 'NF >= 2 { m = $2; sub(/[ \t].*/, "", m); ops = $0; sub(/^[^\t]*\t[^\t]*\t?/, "", ops);
+			gsub(/[0-9a-f]+ <[^>]*>/, "", ops); gsub(/[;@].*/, "", ops);
+			if (m ~ /^(v|f)/ || ops ~ /(^|[^a-z0-9_])[sdq][0-9]+([^0-9a-z_]|$)/) print }' ;;
 	esac
 }
 
@@ -74,6 +85,10 @@ calls_out() {
 		# a branch on a register other than %r14 (the return) jumps
 		# through a pointer
 		grep -E '\s(brasl|jg[a-z]*|brcl)\s.*@plt|\s(basr|balr|bas)\s|\sb[a-z]*r\s+%r([0-9]|1[0-35])(,|\s|$)' ;;
+	armhf)
+		# bl/blx/b to a PLT entry; blx/bx through a register other than
+		# lr (bx lr is the return)
+		grep -E '\s(bl|blx|b|b\.w|b[a-z][a-z](\.w)?)\s.*@plt|\s(blx|bx)\s+(r[0-9]+|ip|sl|fp)(\s|$)' ;;
 	*)
 		grep -E '\s(call|callq|jmp|jmpq|bl|b|br|blr)\s' | grep -E '@plt|\*|\s(br|blr)\s' ;;
 	esac
@@ -84,6 +99,7 @@ returns() {
 	case $arch in
 	ppc64le) grep -qE '\sb[a-z]*lr[+-]?(\s|$)' ;; # blr, beqlr, bnelr+ ...
 	s390x) grep -qE '\sb[a-z]*r\s+%r14(\s|$)' ;; # br %r14, ber %r14 ...
+	armhf) grep -qE '\sbx\s+lr|\spop(\.w)?\s+\{[^}]*pc\}|\sldm(ia)?(\.w)?\s+sp!,\s*\{[^}]*pc\}|\sldr(\.w)?\s+pc,' ;; # bx lr, pop/ldmia sp! {.., pc}
 	*) grep -qE '\s(ret|retq)(\s|$)' ;;
 	esac
 }

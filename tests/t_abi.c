@@ -268,6 +268,18 @@ START_TEST(sem_bytes_are_glibcs)
 }
 END_TEST
 
+/* The timed calls of a program built with 64-bit time (tests/t_abi_time64.c):
+ * fthr's on every arch, deadlines kept. */
+const char *abi_time64_check(void);
+
+START_TEST(time64_calls)
+{
+	const char *why = abi_time64_check();
+
+	ck_assert_msg(why == NULL, "%s", why ? why : "");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("abi");
@@ -280,5 +292,6 @@ int main(void)
 	tcase_add_test(tc, mutex_init_bytes_are_glibcs);
 	tcase_add_test(tc, rwlock_cond_spin_init_bytes_are_glibcs);
 	tcase_add_test(tc, sem_bytes_are_glibcs);
+	tcase_add_test(tc, time64_calls);
 	return harness_main(s);
 }
