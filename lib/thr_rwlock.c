@@ -123,7 +123,8 @@
 #include "tsan.h"
 
 #if __SIZEOF_LONG__ == 8
-/* 64-bit arches: the 56-byte object. */
+/* 64-bit arches: the 56-byte object, room for every word. */
+#define RW_WIDE 1
 #define RW_BIAS 1
 struct rwlock {
 	volatile int state;
@@ -151,6 +152,7 @@ _Static_assert(__builtin_offsetof(struct rwlock, writes) == 52, "glibc's padding
  * which a private lock never writes, and read 0). A private lock counts
  * its sleepers by its queue, a pshared one (on a host without glibc's
  * calls) has no queue: the two share words. */
+#define RW_WIDE 0
 #define RW_BIAS 0
 struct rwlock {
 	volatile int state;
@@ -632,7 +634,7 @@ static int sleepers_add(struct rwlock *l, bool writer, int d)
 	int *count = writer ? &l->wwait : &l->rwait;
 	int n = 0;
 
-	if (RW_BIAS || l->shared) {
+	if (RW_WIDE || l->shared) {
 		FTHR_ASSERT(*count + d >= 0);
 		return *count += d;
 	}

@@ -131,12 +131,6 @@ static void sem_cancelled(void *arg)
 		fthr_futex_wake(value_word(s), 1, sem_shared(s));
 }
 
-/* Cancelled after its spin took a token: the token goes back. */
-static void sem_give_back(void *arg)
-{
-	fthr_sem_post(arg);
-}
-
 /* Registered as a waiter: sleep until a token can be taken (0, token
  * taken and unregistered) or the deadline or a signal handler ends the
  * wait (unregistered, the error). */
@@ -221,12 +215,6 @@ static void sem_cancelled(void *arg)
 		fthr_futex_wake(value_word(s), 1, sem_shared(s));
 }
 
-/* Cancelled after its spin took a token: the token goes back. */
-static void sem_give_back(void *arg)
-{
-	fthr_sem_post(arg);
-}
-
 /* Register as a waiter, sleep until a token can be taken (0) or the
  * deadline or a signal handler ends the wait (the error); unregistered
  * either way. */
@@ -261,6 +249,12 @@ static int sem_sleep(struct sem *s, clockid_t clk, const struct timespec *abstim
 }
 
 #endif
+
+/* Cancelled after its spin took a token: the token goes back. */
+static void sem_give_back(void *arg)
+{
+	fthr_sem_post(arg);
+}
 
 /* No token at once. A request already pending is acted on before the spin;
  * every token taken here, in the spin or by sem_sleep (also one found on
