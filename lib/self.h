@@ -193,21 +193,30 @@ static inline void fthr_spin_learn(int budget, bool won)
 
 /* Spin (cpu relax hints) until cond holds or the budget is spent; the
  * value is whether cond held. cond may have effects (a CAS that takes). */
-#define FTHR_SPIN_UNTIL(cond)                                                  \
+#define FTHR_SPIN_UNTIL(cond) FTHR_SPIN_UNTIL_OR(cond, false)
+
+/* The same, but a spin that finds 'queued' true (other waiters went to
+ * sleep on the object meanwhile) stops at once: no yield, the budget left
+ * alone (no spin was lost, the wait only got a queue ahead of it). */
+#define FTHR_SPIN_UNTIL_OR(cond, queued)                                       \
 	({                                                                     \
 		int budget_ = fthr_spin_budget(), i_ = 0;                      \
-		bool ok_;                                                      \
+		bool ok_, queued_ = false;                                     \
 		if (fthr_crowded()) { /* one look, no spin */                  \
 			if (!(ok_ = (cond)))                                   \
 				fthr_self_rec.yield_off--;                     \
 		} else {                                                       \
-			while (!(ok_ = (cond)) && i_++ < budget_)              \
+			while (!(ok_ = (cond)) && !(queued_ = (queued)) &&     \
+			       i_++ < budget_)                                 \
 				arch_cpu_relax();                              \
-			/* the spin, not the yield, decides the next budget */ \
-			fthr_spin_learn(budget_, ok_);                         \
-			if (!ok_) { /* let a partner on this cpu run first */  \
-				fthr_spin_yield_timed();                       \
-				ok_ = (cond);                                  \
+			if (!queued_) {                                        \
+				/* the spin, not the yield, decides the next   \
+				 * budget */                                   \
+				fthr_spin_learn(budget_, ok_);                 \
+				if (!ok_) { /* a partner on this cpu first */  \
+					fthr_spin_yield_timed();               \
+					ok_ = (cond);                          \
+				}                                              \
 			}                                                      \
 		}                                                              \
 		ok_;                                                           \

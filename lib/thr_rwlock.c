@@ -23,7 +23,12 @@
  *            read never waits behind a writer that waits behind it.
  *   wrlock   CAS to WRITER while no WRITER and no readers.
  *   spin     a contended rdlock/wrlock retries a while (self.h) first,
- *            after FTHR_PATIENCE relax hints.
+ *            after FTHR_PATIENCE relax hints -- unless sleepers are
+ *            queued (RD_WAIT/WR_WAIT): then it queues behind them at once,
+ *            and a spin stops when one queues. More waiters than the lock
+ *            serves (4-8 threads on 2 cpus) then sleep instead of burning
+ *            the cpu the holder needs (50% writes, 4 threads: 2.0 cpus for
+ *            2.9e7 ops/s before, 1.2 for 3.5e7).
  *   sleep    under lock: rwait/wwait += 1, set RD_WAIT/WR_WAIT (private: and
  *            queue the node); then loop { try (an unlock the try misses saw
  *            the bit); pshared: s = rseq/wseq, drop lock, futex_wait(rseq/
@@ -711,6 +716,14 @@ static int rw_sleep_loop(struct rwlock *l, bool writer, clockid_t clk,
 	return r;
 }
 
+/* Sleepers are queued on l: a waiter that finds them there queues behind
+ * them at once, with no patience and no spin, and a spinner stops when one
+ * queues (head comment, "spin"). */
+static inline bool rw_queued(const struct rwlock *l)
+{
+	return a_load_relaxed(&l->state) & (RD_WAIT | WR_WAIT);
+}
+
 static FTHR_NOINLINE int rdlock_slow(struct rwlock *l, clockid_t clk,
 				     const struct timespec *abstime, bool timed)
 {
@@ -718,8 +731,9 @@ static FTHR_NOINLINE int rdlock_slow(struct rwlock *l, clockid_t clk,
 
 	if (a_load_relaxed(&l->writer) == fthr_tid())
 		return EDEADLK;
-	fthr_be_patient(FTHR_PATIENCE);
-	if (FTHR_SPIN_UNTIL((r = try_read(l)) != EBUSY))
+	if (!rw_queued(l))
+		fthr_be_patient(FTHR_PATIENCE);
+	if (FTHR_SPIN_UNTIL_OR((r = try_read(l)) != EBUSY, rw_queued(l)))
 		return r;
 	return rw_sleep_loop(l, false, clk, abstime, timed);
 }
@@ -853,8 +867,9 @@ static FTHR_NOINLINE int wrlock_slow(struct rwlock *l, clockid_t clk,
 	if (a_load_relaxed(&l->writer) == fthr_tid())
 		return EDEADLK;
 	do {
-		fthr_be_patient(FTHR_PATIENCE);
-		if (!FTHR_SPIN_UNTIL(try_write(l) == 0) &&
+		if (!rw_queued(l))
+			fthr_be_patient(FTHR_PATIENCE);
+		if (!FTHR_SPIN_UNTIL_OR(try_write(l) == 0, rw_queued(l)) &&
 		    (r = rw_sleep_loop(l, true, clk, abstime, timed)) != 0)
 			return r;
 	} while ((r = write_acquired(l, true, clk, dl)) == EAGAIN);
