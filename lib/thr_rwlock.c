@@ -28,7 +28,7 @@
  *            and a spin stops when one queues. More waiters than the lock
  *            serves (4-8 threads on 2 cpus) then sleep instead of burning
  *            the cpu the holder needs (50% writes, 4 threads: 2.0 cpus for
- *            2.9e7 ops/s before, 1.2 for 3.5e7).
+ *            3.3e7 ops/s before, 1.2 for 3.5e7).
  *   sleep    under lock: rwait/wwait += 1, set RD_WAIT/WR_WAIT (private: and
  *            queue the node); then loop { try (an unlock the try misses saw
  *            the bit); pshared: s = rseq/wseq, drop lock, futex_wait(rseq/
