@@ -61,6 +61,12 @@ FTHR_HIDDEN int fthr_futex_lock_pi(volatile int *addr, bool shared, clockid_t cl
 FTHR_HIDDEN int fthr_futex_trylock_pi(volatile int *addr, bool shared);
 FTHR_HIDDEN int fthr_futex_unlock_pi(volatile int *addr, bool shared);
 
+/* Threads runnable on the whole machine at this moment (running or
+ * waiting for a cpu, the caller among them), or -1 when the system does not
+ * say (no /proc, a sandbox). Cold: a few microseconds (self.c samples it
+ * now and then). Never writes errno. */
+FTHR_HIDDEN int fthr_os_runnable(void);
+
 /* Clocks an absolute futex deadline may be measured on. */
 FTHR_HIDDEN bool fthr_futex_clock_ok(clockid_t clk);
 

@@ -180,3 +180,10 @@ bool fthr_futex_clock_ok(clockid_t clk)
 {
 	return clk == CLOCK_REALTIME || clk == CLOCK_MONOTONIC;
 }
+
+/* (futex.h) Not read on FreeBSD yet (sysctl vm.vmtotal's t_rq would say):
+ * unknown, so spins follow their own measures only. */
+int fthr_os_runnable(void)
+{
+	return -1;
+}

@@ -10,6 +10,7 @@
 #include "config.h"
 #include <linux/futex.h>
 #include <sys/syscall.h>
+#include <fcntl.h>
 #include <limits.h>
 #include "futex.h"
 
@@ -97,4 +98,39 @@ int fthr_futex_unlock_pi(volatile int *addr, bool shared)
 bool fthr_futex_clock_ok(clockid_t clk)
 {
 	return clk == CLOCK_REALTIME || clk == CLOCK_MONOTONIC;
+}
+
+/* (futex.h) The fourth field of /proc/loadavg, "R/T": R is the kernel's
+ * nr_running(), the threads running or queued for a cpu on every cpu. The
+ * file is opened and closed each time (a descriptor kept open could be
+ * closed or replaced by the program); self.c keeps fork() out of the
+ * window in which it is open. */
+int fthr_os_runnable(void)
+{
+	char buf[128];
+	long fd, n, r = 0;
+	int field = 0;
+
+	fd = arch_syscall6(SYS_openat, AT_FDCWD, (long)"/proc/loadavg",
+			   O_RDONLY | O_CLOEXEC, 0, 0, 0);
+	if (fd < 0)
+		return -1;
+	n = arch_syscall6(SYS_read, fd, (long)buf, sizeof(buf) - 1, 0, 0, 0);
+	arch_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	for (char *p = buf; *p; p++) {
+		if (*p == ' ') {
+			field++;
+		} else if (field == 3) {
+			if (*p == '/')
+				return r > 0 ? (int)r : -1;
+			if (*p < '0' || *p > '9')
+				return -1;
+			if ((r = r * 10 + (*p - '0')) > 1000000000)
+				return -1;
+		}
+	}
+	return -1;
 }

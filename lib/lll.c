@@ -23,7 +23,7 @@ bool fthr_lll_spin(volatile int *w, int patience)
 	if (fthr_crowded()) { /* one look, no spin (self.h) */
 		if (a_load_relaxed(w) == 0 && fthr_lll_trylock(w))
 			return true;
-		fthr_self_rec.yield_off--;
+		fthr_crowd_count();
 		return false;
 	}
 	if (a_load_relaxed(w) == 2)
@@ -31,7 +31,9 @@ bool fthr_lll_spin(volatile int *w, int patience)
 	fthr_be_patient(patience);
 	for (spent = 0; spent < budget && (v = a_load_relaxed(w)) == 1; spent++)
 		arch_cpu_relax();
-	if (v == 1) { /* let a holder on this cpu run first */
+	/* let a holder on this cpu run first, unless a third thread would
+	 * take it (self.h) */
+	if (v == 1 && !fthr_machine_crowded_now()) {
 		fthr_spin_yield_timed();
 		v = a_load_relaxed(w);
 	}

@@ -1,7 +1,11 @@
 /* lib/self.c: the per-thread record (see self.h) and fork bookkeeping. */
 #include "config.h"
+#include <errno.h>
+#include <limits.h>
 #include <time.h>
+#include <unistd.h>
 #include <sys/syscall.h>
+#include "futex.h"
 #include "host.h"
 #include "objects.h"
 #include "self.h"
@@ -66,6 +70,70 @@ void fthr_spin_yield_timed(void)
 		fthr_self_rec.yield_off = FTHR_YIELD_OFF;
 }
 
+/* ---- the machine crowded (self.h) ---- */
+int fthr_machine_crowded;
+static long crowd_next;		/* CLOCK_MONOTONIC ns of the next look */
+static int crowd_cpus;		/* cpus online, 0 = not read yet */
+static int crowd_looker;	/* tid of the thread whose look is under way, or 0 */
+static int crowd_avg;		/* runnable threads, a moving average, x64 */
+
+FTHR_COLD void fthr_crowd_look(void)
+{
+	struct timespec t;
+	long now, next = __atomic_load_n(&crowd_next, __ATOMIC_RELAXED);
+	int r, tid = fthr_tid(), idle = 0, e;
+
+	fthr_self_rec.crowd_tick = FTHR_CROWD_TICK;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	now = t.tv_sec * 1000000000L + t.tv_nsec;
+	if (now < next || !__atomic_compare_exchange_n(&crowd_next, &next,
+			now + FTHR_CROWD_PERIOD_NS, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		return;
+	if (!__atomic_compare_exchange_n(&crowd_looker, &idle, tid, false,
+					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return; /* (a fork under way holds it) */
+	if (!crowd_cpus) {
+		e = errno;
+		crowd_cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+		errno = e;
+	}
+	r = crowd_cpus > 0 ? fthr_os_runnable() : -1;
+	if (r < 0) { /* the system does not say: never look again */
+		__atomic_store_n(&crowd_next, LONG_MAX, __ATOMIC_RELAXED);
+		__atomic_store_n(&fthr_machine_crowded, 0, __ATOMIC_RELAXED);
+	} else {
+		__atomic_store_n(&fthr_machine_crowded,
+				 fthr_crowd_judge(&crowd_avg, r, crowd_cpus),
+				 __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&crowd_looker, 0, __ATOMIC_RELEASE);
+}
+
+/* fork() waits for a look's descriptor to be closed, so that no child
+ * inherits it (unless the looker is the forking thread: a handler's fork). */
+static void crowd_prepare(void)
+{
+	int idle, tid = fthr_tid();
+
+	for (;;) {
+		idle = 0;
+		if (__atomic_compare_exchange_n(&crowd_looker, &idle, tid, false,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			return;
+		if (idle == tid)
+			return;
+		fthr_yield();
+	}
+}
+
+static void crowd_parent(void)
+{
+	int tid = fthr_tid();
+
+	__atomic_compare_exchange_n(&crowd_looker, &tid, 0, false,
+				    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+}
+
 FTHR_COLD int fthr_self_fill(void)
 {
 	int tid = (int)arch_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0);
@@ -93,6 +161,7 @@ void fthr_invariant_failed(const char *what, const char *file, int line)
 /* Runs in the child of fork(), in the only thread there. */
 static void fthr_atfork_child(void)
 {
+	__atomic_store_n(&crowd_looker, 0, __ATOMIC_RELAXED);
 	fthr_self_rec.tid = 0;
 	fthr_self_rec.robust = NULL; /* found (or registered) again on use */
 	__atomic_store_n(&fthr_fork_gen,
@@ -103,5 +172,5 @@ static void fthr_atfork_child(void)
 __attribute__((constructor)) static void fthr_self_init(void)
 {
 
-	pthread_atfork(NULL, NULL, fthr_atfork_child);
+	pthread_atfork(crowd_prepare, crowd_parent, fthr_atfork_child);
 }

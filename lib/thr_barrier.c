@@ -236,7 +236,7 @@ FTHR_HIDDEN int fthr_barrier_wait(pthread_barrier_t *bar)
 		state_add(b, ROUND_ONE - count, __ATOMIC_RELEASE);
 		fthr_futex_wake(rw, INT_MAX, shared);
 		ret = PTHREAD_BARRIER_SERIAL_THREAD;
-	} else if (!FTHR_SPIN_UNTIL(past(round_of(b), mine))) {
+	} else if (!FTHR_SPIN_EVENT(past(round_of(b), mine))) {
 		while (!past(r = round_of(b), mine))
 			fthr_futex_wait(rw, r, shared, CLOCK_MONOTONIC, NULL);
 	}

@@ -232,7 +232,7 @@ static inline bool cond_spin(struct cond *c, int seq, bool *batching)
 		me->cond_skip--;
 		return a_load_relaxed(&c->seq) != seq;
 	}
-	if (!FTHR_SPIN_UNTIL(a_load_relaxed(&c->seq) != seq))
+	if (!FTHR_SPIN_EVENT(a_load_relaxed(&c->seq) != seq))
 		return false;
 	if (me->cond_probe_in > 0)
 		me->cond_probe_in--;

@@ -266,7 +266,7 @@ static FTHR_NOINLINE int sem_wait_slow(struct sem *s, clockid_t clk,
 	int err;
 
 	fthr_testcancel();
-	if (!FTHR_SPIN_UNTIL(sem_take(s))) {
+	if (!FTHR_SPIN_EVENT(sem_take(s))) {
 		if (timed && (err = fthr_abstime_check(abstime)) != 0)
 			return fail(err);
 		if ((err = sem_sleep(s, clk, abstime)) != 0)

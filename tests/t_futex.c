@@ -4,8 +4,10 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <dirent.h>
 #include "harness.h"
 #include "futex.h"
+#include "self.h" /* fthr_crowd_judge */
 
 static volatile int word, word2;
 static int woke;
@@ -138,6 +140,96 @@ START_TEST(shared_across_fork)
 }
 END_TEST
 
+/* The machine's runnable threads (fthr_os_runnable): the caller is one,
+ * and threads that never stop running are counted; no descriptor is left
+ * open and errno is not written. */
+static volatile int busy_stop, busy_started;
+
+static void *busy(void *unused)
+{
+	(void)unused;
+	__atomic_add_fetch(&busy_started, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&busy_stop, __ATOMIC_ACQUIRE))
+		;
+	return NULL;
+}
+
+static int open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+START_TEST(runnable_counts)
+{
+	int cpus = (int)sysconf(_SC_NPROCESSORS_ONLN), k, i, r, most = 0, fds;
+	pthread_t t[65];
+
+	if (access("/proc/loadavg", R_OK) != 0) {
+		ck_assert_int_eq(fthr_os_runnable(), -1); /* unknown, not made up */
+		return;
+	}
+	k = cpus > 0 && 2 * cpus + 1 < 65 ? 2 * cpus + 1 : 65;
+	fds = open_fds();
+	errno = 0;
+	for (i = 0; i < 1000; i++)
+		ck_assert_int_ge(fthr_os_runnable(), 1); /* at least the caller */
+	ck_assert_int_eq(open_fds(), fds);
+	busy_stop = busy_started = 0;
+	for (i = 0; i < k; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, busy, NULL), 0);
+	while (__atomic_load_n(&busy_started, __ATOMIC_ACQUIRE) < k)
+		usleep(1000);
+	/* k threads that never sleep, and the caller: a sum over the cpus'
+	 * run queues, not one snapshot, so the largest of a few looks */
+	for (i = 0; i < 50; i++) {
+		r = fthr_os_runnable();
+		ck_assert_int_ge(r, 1);
+		most = r > most ? r : most;
+	}
+	__atomic_store_n(&busy_stop, 1, __ATOMIC_RELEASE);
+	for (i = 0; i < k; i++)
+		ck_assert_ptr_null(harness_join(t[i], 10));
+	ck_assert_int_ge(most, k + 1);
+	ck_assert_int_eq(errno, 0);
+	ck_assert_int_eq(open_fds(), fds);
+}
+END_TEST
+
+/* The look's verdict (self.h): a machine with a cpu per thread stays
+ * uncrowded through a look that catches a thread woken for an instant;
+ * one with more runnable threads than cpus is found crowded within a few
+ * looks, and uncrowded again within a few once it is not. */
+START_TEST(crowd_judge)
+{
+	int avg = 0, i, n;
+
+	for (i = 0; i < 100; i++)
+		ck_assert(!fthr_crowd_judge(&avg, 2, 2));
+	ck_assert(!fthr_crowd_judge(&avg, 3, 2)); /* one look finds a third */
+	for (i = 0; i < 20; i++)
+		ck_assert(!fthr_crowd_judge(&avg, i % 10 ? 2 : 3, 2));
+	for (n = 1; !fthr_crowd_judge(&avg, 4, 2); n++)
+		ck_assert_int_le(n, 4);
+	for (i = 0; i < 100; i++)
+		ck_assert(fthr_crowd_judge(&avg, 3 + i % 3, 2)); /* a pool: 3-5 */
+	for (n = 1; fthr_crowd_judge(&avg, 2, 2); n++)
+		ck_assert_int_le(n, 8);
+	for (i = 0; i < 100; i++)
+		ck_assert(!fthr_crowd_judge(&avg, 1 + i % 2, 2));
+	/* a co-runner on a 64-cpu machine */
+	avg = 0;
+	for (n = 1; !fthr_crowd_judge(&avg, 100, 64); n++)
+		ck_assert_int_le(n, 8);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("futex");
@@ -149,5 +241,7 @@ int main(void)
 	tcase_add_test(tc, wake_counts);
 	tcase_add_test(tc, cmp_requeue_moves_sleepers);
 	tcase_add_test(tc, shared_across_fork);
+	tcase_add_test(tc, runnable_counts);
+	tcase_add_test(tc, crowd_judge);
 	return harness_main(s);
 }
