@@ -1,7 +1,6 @@
 /* lib/self.c: the per-thread record (see self.h) and fork bookkeeping. */
 #include "config.h"
 #include <errno.h>
-#include <limits.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/syscall.h>
@@ -72,7 +71,8 @@ void fthr_spin_yield_timed(void)
 
 /* ---- the machine crowded (self.h) ---- */
 int fthr_machine_crowded;
-static long crowd_next;		/* CLOCK_MONOTONIC ns of the next look */
+static unsigned crowd_next;	/* CLOCK_MONOTONIC us (mod 2^32) of the next look */
+static bool crowd_off;		/* the system does not say: no more looks */
 static int crowd_cpus;		/* cpus online, 0 = not read yet */
 static int crowd_looker;	/* tid of the thread whose look is under way, or 0 */
 static int crowd_avg;		/* runnable threads, a moving average, x64 */
@@ -80,15 +80,22 @@ static int crowd_avg;		/* runnable threads, a moving average, x64 */
 FTHR_COLD void fthr_crowd_look(void)
 {
 	struct timespec t;
-	long now, next = __atomic_load_n(&crowd_next, __ATOMIC_RELAXED);
-	int r, tid = fthr_tid(), idle = 0, e;
+	unsigned now, next = __atomic_load_n(&crowd_next, __ATOMIC_RELAXED);
+	int r, tid, idle = 0, e;
 
 	fthr_self_rec.crowd_tick = FTHR_CROWD_TICK;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	now = t.tv_sec * 1000000000L + t.tv_nsec;
-	if (now < next || !__atomic_compare_exchange_n(&crowd_next, &next,
-			now + FTHR_CROWD_PERIOD_NS, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+	if (__atomic_load_n(&crowd_off, __ATOMIC_RELAXED))
 		return;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	now = (unsigned)t.tv_sec * 1000000u + (unsigned)t.tv_nsec / 1000u;
+	/* not yet: the next look is at most one period ahead (a 32-bit
+	 * clock in us wraps in 71 minutes; a larger gap is a stale one) */
+	if ((int)(next - now) > 0 && next - now <= FTHR_CROWD_PERIOD_US)
+		return;
+	if (!__atomic_compare_exchange_n(&crowd_next, &next, now + FTHR_CROWD_PERIOD_US,
+					 false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		return; /* another thread looks */
+	tid = fthr_tid();
 	if (!__atomic_compare_exchange_n(&crowd_looker, &idle, tid, false,
 					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 		return; /* (a fork under way holds it) */
@@ -98,14 +105,11 @@ FTHR_COLD void fthr_crowd_look(void)
 		errno = e;
 	}
 	r = crowd_cpus > 0 ? fthr_os_runnable() : -1;
-	if (r < 0) { /* the system does not say: never look again */
-		__atomic_store_n(&crowd_next, LONG_MAX, __ATOMIC_RELAXED);
-		__atomic_store_n(&fthr_machine_crowded, 0, __ATOMIC_RELAXED);
-	} else {
-		__atomic_store_n(&fthr_machine_crowded,
-				 fthr_crowd_judge(&crowd_avg, r, crowd_cpus),
-				 __ATOMIC_RELAXED);
-	}
+	if (r < 0)
+		__atomic_store_n(&crowd_off, true, __ATOMIC_RELAXED);
+	__atomic_store_n(&fthr_machine_crowded,
+			 r >= 0 && fthr_crowd_judge(&crowd_avg, r, crowd_cpus),
+			 __ATOMIC_RELAXED);
 	__atomic_store_n(&crowd_looker, 0, __ATOMIC_RELEASE);
 }
 

@@ -169,7 +169,7 @@ static inline bool fthr_crowded(void)
 
 /* The machine crowded: more threads runnable than there are cpus, by the
  * kernel's count (fthr_os_runnable, the whole machine: a co-runner process
- * counts), looked at by one thread at most every FTHR_CROWD_PERIOD_NS, when
+ * counts), looked at by one thread at most every FTHR_CROWD_PERIOD_US, when
  * one of its FTHR_CROWD_TICK-th busy waits finds the last look that old.
  * The yield's clock (above) sees only a spin that failed; this also sees
  * the spin that succeeds and still takes the cpu a runnable thread needs.
@@ -190,7 +190,7 @@ static inline bool fthr_crowded(void)
  * (Not on the machine's count: Ruby's Thread.pass with 4 threads on 2
  * cpus, where the spin is a cheap hand-off of the GVL, 3.0x glibc with it
  * and 1.3x without.) */
-#define FTHR_CROWD_PERIOD_NS 1000000
+#define FTHR_CROWD_PERIOD_US 1000
 #define FTHR_CROWD_TICK 16
 extern int fthr_machine_crowded FTHR_HIDDEN;
 FTHR_HIDDEN void fthr_crowd_look(void);
