@@ -178,18 +178,19 @@ static inline bool fthr_crowded(void)
  *   semaphore post, the last thread at a barrier; FTHR_SPIN_EVENT) looks
  *   once and sleeps: its spinner may be on the very cpu the signaller
  *   needs, however soon the event comes (Java's fixed thread pool, 5
- *   threads on 2 cpus: 0.89 of glibc's tasks/s with the spin, 0.97-1.03
- *   without; Ruby's Mutex with 1000 threads 0.93 -> 1.01);
+ *   threads on 2 cpus: 0.83-0.90 of glibc's tasks/s with the spin,
+ *   1.02-1.05 without; Ruby's Mutex with 1000 threads 0.99-1.03 ->
+ *   1.09-1.10; docs/bench-2026-12-04-crowd.md);
  * - a lock wait still spins (a lock that reads taken with no sleeper
  *   queued has a holder that runs, and the spin pays: sysbench's mutex
  *   with 8 and 64 threads 3.4x glibc with it, 1.4x without; mutex, 4
  *   threads, tiny sections 4.1e7 locks/s with it, 2.2e7 without) but
  *   sleeps when it fails, without the closing yield, which hands the cpu
- *   to a third thread for a slice (mutex, 16 threads, 1 us sections: 0.82
- *   of glibc with the yield, 0.95 without).
+ *   to a third thread for a slice (mutex, 16 threads, 1 us sections:
+ *   0.83-0.86 of glibc with the yield, 0.99-1.00 without).
  * (Not on the machine's count: Ruby's Thread.pass with 4 threads on 2
- * cpus, where the spin is a cheap hand-off of the GVL, 3.0x glibc with it
- * and 1.3x without.) */
+ * cpus, where the spin is a cheap hand-off of the GVL, 2.5-2.6x glibc with
+ * it and 1.24x without.) */
 #define FTHR_CROWD_PERIOD_US 1000
 #define FTHR_CROWD_TICK 16
 extern int fthr_machine_crowded FTHR_HIDDEN;
