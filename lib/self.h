@@ -183,7 +183,7 @@ static inline bool fthr_crowded(void)
  *   1.09-1.10; docs/bench-2026-12-04-crowd.md);
  * - a lock wait still spins (a lock that reads taken with no sleeper
  *   queued has a holder that runs, and the spin pays: sysbench's mutex
- *   with 8 and 64 threads 3.4x glibc with it, 1.4x without; mutex, 4
+ *   with 8 and 64 threads 3.2x glibc with it, 1.4x without; mutex, 4
  *   threads, tiny sections 4.1e7 locks/s with it, 2.2e7 without) but
  *   sleeps when it fails, without the closing yield, which hands the cpu
  *   to a third thread for a slice (mutex, 16 threads, 1 us sections:
