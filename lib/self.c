@@ -77,11 +77,21 @@ static int crowd_cpus;		/* cpus online, 0 = not read yet */
 static int crowd_looker;	/* tid of the thread whose look is under way, or 0 */
 static int crowd_avg;		/* runnable threads, a moving average, x64 */
 
+/* Take the look for thread tid: 0 if taken, else the tid that holds it. */
+static int crowd_claim(int tid)
+{
+	int held = 0;
+
+	__atomic_compare_exchange_n(&crowd_looker, &held, tid, false,
+				    __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+	return held;
+}
+
 FTHR_COLD void fthr_crowd_look(void)
 {
 	struct timespec t;
 	unsigned now, next = __atomic_load_n(&crowd_next, __ATOMIC_RELAXED);
-	int r, tid, idle = 0, e;
+	int r, e;
 
 	fthr_self_rec.crowd_tick = FTHR_CROWD_TICK;
 	if (__atomic_load_n(&crowd_off, __ATOMIC_RELAXED))
@@ -95,9 +105,7 @@ FTHR_COLD void fthr_crowd_look(void)
 	if (!__atomic_compare_exchange_n(&crowd_next, &next, now + FTHR_CROWD_PERIOD_US,
 					 false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		return; /* another thread looks */
-	tid = fthr_tid();
-	if (!__atomic_compare_exchange_n(&crowd_looker, &idle, tid, false,
-					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+	if (crowd_claim(fthr_tid()) != 0)
 		return; /* (a fork under way holds it) */
 	if (!crowd_cpus) {
 		e = errno;
@@ -117,17 +125,10 @@ FTHR_COLD void fthr_crowd_look(void)
  * inherits it (unless the looker is the forking thread: a handler's fork). */
 static void crowd_prepare(void)
 {
-	int idle, tid = fthr_tid();
+	int held, tid = fthr_tid();
 
-	for (;;) {
-		idle = 0;
-		if (__atomic_compare_exchange_n(&crowd_looker, &idle, tid, false,
-						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-			return;
-		if (idle == tid)
-			return;
+	while ((held = crowd_claim(tid)) != 0 && held != tid)
 		fthr_yield();
-	}
 }
 
 static void crowd_parent(void)
