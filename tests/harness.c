@@ -131,6 +131,18 @@ void harness_wait_asleep(int tid, double seconds)
 	}
 }
 
+void harness_wait_tid_gone(int tid, double seconds)
+{
+	int64_t end = harness_now_ns(CLOCK_MONOTONIC) + (int64_t)(seconds * 1e9);
+
+	while (syscall(SYS_tgkill, getpid(), tid, 0) == 0) {
+		ck_assert_msg(harness_now_ns(CLOCK_MONOTONIC) < end,
+			      "task %d still there after its join", tid);
+		usleep(1000);
+	}
+	ck_assert_int_eq(errno, ESRCH);
+}
+
 int harness_wait_nonzero(int *p, double seconds)
 {
 	int64_t end = harness_now_ns(CLOCK_MONOTONIC) + (int64_t)(seconds * 1e9);

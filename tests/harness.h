@@ -47,6 +47,13 @@ void *harness_cancel_looping(void (*cleanup)(void *), void *arg, double seconds)
  * /proc, just give it time. */
 void harness_wait_asleep(int tid, double seconds);
 
+/* Wait (at most 'seconds', failing the test after) until no task tid is
+ * left in this process. A joined thread's kernel task is normally gone
+ * already (the kernel clears the tid word last); under qemu-user the guest
+ * sees the tid cleared while the host thread still runs its exit, and so
+ * still owns its PI futexes. */
+void harness_wait_tid_gone(int tid, double seconds);
+
 /* Wait (polling, at most 'seconds') until *p != 0; 1 if it did, 0 if not. */
 int harness_wait_nonzero(int *p, double seconds);
 

@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <linux/futex.h>
 #include <unistd.h>
 #include "harness.h"
 
@@ -107,6 +108,10 @@ START_TEST(dead_owner_not_robust_times_out)
 		return;
 	init_pi(&pm, types[_i], PTHREAD_PROCESS_PRIVATE, PTHREAD_MUTEX_STALLED);
 	ck_assert_int_eq(in_thread(lock_and_exit, NULL), 0);
+	/* a waiter that sleeps in the kernel while the owner's task exits is
+	 * handed the lock by the kernel's exit (glibc's too): the owner must
+	 * be gone before we wait */
+	harness_wait_tid_gone(pm.__data.__lock & FUTEX_TID_MASK, 10);
 	ck_assert_int_eq(pthread_mutex_trylock(&pm), EBUSY);
 	ck_assert_int_eq(pthread_mutex_timedlock(&pm, &past), ETIMEDOUT);
 	t0 = harness_now_ns(CLOCK_MONOTONIC);
