@@ -28,11 +28,11 @@
  *              run make none either, as in a producer's loop).
  *   broadcast  if waiters == 0: return. seq += 1; if sleepers, for a private cond
  *              whose mutex is private and on the 0/1/2 protocol,
- *              futex_cmp_requeue(seq, wake 1, move the rest onto the mutex
- *              word): the woken one takes the mutex with SWAP(2), so each
- *              unlock wakes the next and nobody stampedes.
- *              Otherwise wake all. Either way sleepers -= the number woken
- *              or moved.
+ *              futex_cmp_requeue(seq, wake FTHR_COND_BCAST_WAKE, move the
+ *              rest onto the mutex word): the woken ones take the mutex
+ *              with SWAP(2), so each unlock wakes the next and nobody
+ *              stampedes. Otherwise wake all. Either way sleepers -= the
+ *              number woken or moved.
  * Who counts a sleeper out: a wait that returns 0 was taken off the queue
  * by a wake or a requeue (futex.h: fthr_futex_counts_exact), whose caller
  * subtracts it. A wait that returns anything else (EAGAIN, ETIMEDOUT,
@@ -111,6 +111,17 @@ _Static_assert(sizeof(struct cond) <= __builtin_offsetof(pthread_cond_t, __data.
 
 #define CF_SHARED 1
 #define CF_CLOCK_SHIFT 1
+
+/* A requeueing broadcast wakes this many and moves the rest. Each woken
+ * waiter's unlock wakes one more, so this many wake-ups are under way at
+ * any time: with one, the chain waits out each woken thread's way onto a
+ * cpu (an idle vcpu's wake-up, about 20 us) before the mutex moves on.
+ * Measured on 2 cpus (bench/fthr-bench broadcast, us until the last
+ * waiter held the mutex, layouts A and B, glibc beside): 8 waiters 52-57
+ * (1: 72-79, glibc 52-61), 32 waiters 132-171 (1: 226-243, glibc
+ * 197-212); 2 and 8 were slower than 4. A wake-all (glibc) was 340 us at
+ * 32 waiters: each woken waiter wants the mutex at once. */
+#define FTHR_COND_BCAST_WAKE 4
 
 static inline struct cond *C(pthread_cond_t *c)
 {
@@ -362,7 +373,8 @@ FTHR_HIDDEN int fthr_cond_broadcast(pthread_cond_t *cv)
 		if (m && fthr_mutex_requeue_ok(m)) {
 			/* around the requeue (head comment) */
 			__atomic_fetch_add(&c->rq_begun, 1, __ATOMIC_SEQ_CST);
-			n = fthr_futex_cmp_requeue(&c->seq, seq, 1, &m->__data.__lock,
+			n = fthr_futex_cmp_requeue(&c->seq, seq, FTHR_COND_BCAST_WAKE,
+						   &m->__data.__lock,
 						   INT_MAX, false);
 			__atomic_fetch_add(&c->rq_done, 1, __ATOMIC_SEQ_CST);
 			if (n >= 0) {

@@ -59,7 +59,12 @@
  * cond_cancelled, then its own cleanup handler unlocks the mutex and it
  * exits without a token.
  *
- * Options (spin -D...): NWAIT, NSIG, SIG_UNLOCKED, ONLY_SIGNAL,
+ * Options (spin -D...): NWAIT, NSIG, BCAST_WAKE (how many the requeueing
+ * broadcast wakes, FTHR_COND_BCAST_WAKE in the library: the default 1
+ * requeues all but one of the 2 waiters, 2 wakes both on the requeue path,
+ * each re-taking the mutex with SWAP(2); 3 waiters, to wake some and move
+ * others in one broadcast, outgrow 4 GB even without timeouts),
+ * SIG_UNLOCKED, ONLY_SIGNAL,
  * ONLY_BROADCAST, FLAGS, SHARED (pshared cond: no requeue), FUTEX_FIFO,
  * TIMEOUTS, CANCELS, SPURIOUS, EINTRS (futex.pml).
  *   -DINEXACT  the protocol of a backend without exact counts
@@ -126,6 +131,9 @@
 #endif
 #ifndef NSIG
 #define NSIG 1
+#endif
+#ifndef BCAST_WAKE
+#define BCAST_WAKE 1		/* a requeueing broadcast wakes this many */
 #endif
 #define NPROC (NWAIT + NSIG)
 #define NADDR 3
@@ -386,7 +394,7 @@ inline cond_broadcast()
 				c_rq_seq = bseq;	/* old: store(&c->rq_seq, seq) */
 #endif
 #ifdef INEXACT
-				atomic { futex_cmp_requeue(SEQ, bseq, 1, M, ALL, rr, fw_k); fw_k = 0 };
+				atomic { futex_cmp_requeue(SEQ, bseq, BCAST_WAKE, M, ALL, rr, fw_k); fw_k = 0 };
 				bdone = (rr == F_OK)
 #else
 #ifdef RQ_ONE_COUNT
@@ -396,7 +404,7 @@ inline cond_broadcast()
 				atomic { c_rq_busy++; rq_bump() };
 #endif
 				/* n = fthr_futex_cmp_requeue(...) */
-				atomic { futex_cmp_requeue(SEQ, bseq, 1, M, ALL, rr, wn);
+				atomic { futex_cmp_requeue(SEQ, bseq, BCAST_WAKE, M, ALL, rr, wn);
 					bdone = (rr == F_OK); rr = 0 };
 #ifndef RQ_ONE_COUNT
 				c_rq_busy--;		/* fetch_add(&c->rq_done, 1) */

@@ -55,6 +55,7 @@ cond-bcast-unlocked|cond.pml|-DFLAGS -DSIG_UNLOCKED -DTIMEOUTS=1 -DCANCELS=1|saf
 cond-bcast-unlocked-fifo|cond.pml|-DFLAGS -DSIG_UNLOCKED -DFUTEX_FIFO|quick||ok|
 cond-2bcast-timeouts|cond.pml|-DFLAGS -DSIG_UNLOCKED -DNSIG=2 -DTIMEOUTS=1|large||ok|
 cond-2bcast-cancels|cond.pml|-DFLAGS -DSIG_UNLOCKED -DNSIG=2 -DCANCELS=1|safety||ok|
+cond-bcast-wake2|cond.pml|-DBCAST_WAKE=2 -DFLAGS -DSIG_UNLOCKED -DTIMEOUTS=1 -DCANCELS=1|safety||ok|
 rwlock|rwlock.pml|-DTIMEOUTS=1|quick||ok|
 rwlock-2writers|rwlock.pml|-DNR=1 -DNW=2 -DTIMEOUTS=1|quick||ok|
 rwlock-readerpref|rwlock.pml|-DPREFER_READER -DTIMEOUTS=1|quick||ok|
