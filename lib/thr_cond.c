@@ -117,10 +117,11 @@ _Static_assert(sizeof(struct cond) <= __builtin_offsetof(pthread_cond_t, __data.
  * any time: with one, the chain waits out each woken thread's way onto a
  * cpu (an idle vcpu's wake-up, about 20 us) before the mutex moves on.
  * Measured on 2 cpus (bench/fthr-bench broadcast, us until the last
- * waiter held the mutex, layouts A and B, glibc beside): 8 waiters 52-57
- * (1: 72-79, glibc 52-61), 32 waiters 132-171 (1: 226-243, glibc
- * 197-212); 2 and 8 were slower than 4. A wake-all (glibc) was 340 us at
- * 32 waiters: each woken waiter wants the mutex at once. */
+ * waiter held the mutex, layouts A and B, glibc beside): 8 waiters 49-57
+ * (1: 72-89, glibc 52-67), 32 waiters 132-171 (1: 226-273, glibc
+ * 197-256); 2, 3, 6 and 8 were nowhere faster than 4. A wake-all
+ * (glibc's way) took 340 us at 32 waiters: each woken waiter wants the
+ * mutex at once. */
 #define FTHR_COND_BCAST_WAKE 4
 
 static inline struct cond *C(pthread_cond_t *c)
