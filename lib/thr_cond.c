@@ -28,11 +28,11 @@
  *              run make none either, as in a producer's loop).
  *   broadcast  if waiters == 0: return. seq += 1; if sleepers, for a private cond
  *              whose mutex is private and on the 0/1/2 protocol,
- *              futex_cmp_requeue(seq, wake FTHR_COND_BCAST_WAKE, move the
- *              rest onto the mutex word): the woken ones take the mutex
- *              with SWAP(2), so each unlock wakes the next and nobody
- *              stampedes. Otherwise wake all. Either way sleepers -= the
- *              number woken or moved.
+ *              futex_cmp_requeue(seq, wake 1, move the rest onto the mutex
+ *              word): the woken one takes the mutex with SWAP(2), so each
+ *              unlock wakes the next and nobody stampedes.
+ *              Otherwise wake all. Either way sleepers -= the number woken
+ *              or moved.
  * Who counts a sleeper out: a wait that returns 0 was taken off the queue
  * by a wake or a requeue (futex.h: fthr_futex_counts_exact), whose caller
  * subtracts it. A wait that returns anything else (EAGAIN, ETIMEDOUT,
@@ -112,17 +112,13 @@ _Static_assert(sizeof(struct cond) <= __builtin_offsetof(pthread_cond_t, __data.
 #define CF_SHARED 1
 #define CF_CLOCK_SHIFT 1
 
-/* A requeueing broadcast wakes this many and moves the rest. Each woken
- * waiter's unlock wakes one more, so this many wake-ups are under way at
- * any time: with one, the chain waits out each woken thread's way onto a
- * cpu (an idle vcpu's wake-up, about 20 us) before the mutex moves on.
- * Measured on 2 cpus (bench/fthr-bench broadcast, us until the last
- * waiter held the mutex, layouts A and B, glibc beside): 8 waiters 49-57
- * (1: 72-89, glibc 52-67), 32 waiters 132-171 (1: 226-273, glibc
- * 197-256); 2, 3, 6 and 8 were nowhere faster than 4. A wake-all
- * (glibc's way) took 340 us at 32 waiters: each woken waiter wants the
- * mutex at once. */
-#define FTHR_COND_BCAST_WAKE 4
+/* A requeueing broadcast wakes one. Waking 4 and moving the rest (4
+ * wake-ups under way along the chain, not 1) made the micro rows of a
+ * broadcast to 8 and 32 waiters 1.1-1.6x glibc's, from 0.76-0.93; but
+ * Ruby's Thread.pass (4 threads, 7k requeueing broadcasts a run) lost
+ * 5-23% of its passes/s against waking one, in both layouts, and waking
+ * 4 only when more than 4 slept was 0.81-1.15 of it: not kept
+ * (docs/bench-2026-12-04-eighteenth.md). */
 
 static inline struct cond *C(pthread_cond_t *c)
 {
@@ -374,8 +370,7 @@ FTHR_HIDDEN int fthr_cond_broadcast(pthread_cond_t *cv)
 		if (m && fthr_mutex_requeue_ok(m)) {
 			/* around the requeue (head comment) */
 			__atomic_fetch_add(&c->rq_begun, 1, __ATOMIC_SEQ_CST);
-			n = fthr_futex_cmp_requeue(&c->seq, seq, FTHR_COND_BCAST_WAKE,
-						   &m->__data.__lock,
+			n = fthr_futex_cmp_requeue(&c->seq, seq, 1, &m->__data.__lock,
 						   INT_MAX, false);
 			__atomic_fetch_add(&c->rq_done, 1, __ATOMIC_SEQ_CST);
 			if (n >= 0) {

@@ -1690,10 +1690,8 @@ END_TEST
  * Each waiter counts its own voluntary context switches across its wait.
  * Woken all at once while the broadcaster still holds the mutex, every
  * waiter would wake, find the mutex held and sleep again: two switches
- * each. Requeued onto the mutex, all but the few the broadcast wakes
- * (4, lib/thr_cond.c) sleep once: RQ_N + 4 in all, where the bound is
- * RQ_N + RQ_N / 2 and a stampede makes 2 RQ_N. */
-enum { RQ_N = 16 };
+ * each. Requeued onto the mutex, all but one sleep once: about one each. */
+enum { RQ_N = 8 };
 static pthread_mutex_t rq_m = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t rq_c = PTHREAD_COND_INITIALIZER;
 static int rq_go, rq_waiting;

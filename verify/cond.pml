@@ -60,8 +60,9 @@
  * exits without a token.
  *
  * Options (spin -D...): NWAIT, NSIG, BCAST_WAKE (how many the requeueing
- * broadcast wakes, FTHR_COND_BCAST_WAKE in the library: the default 1
- * requeues all but one of the 2 waiters, 2 wakes both on the requeue path,
+ * broadcast wakes: the library and the default wake 1, which requeues
+ * the other of the 2 waiters; 2, a variant measured and not kept
+ * (lib/thr_cond.c), wakes both on the requeue path,
  * each re-taking the mutex with SWAP(2); 3 waiters, to wake some and move
  * others in one broadcast, outgrow 4 GB even without timeouts),
  * SIG_UNLOCKED, ONLY_SIGNAL,
