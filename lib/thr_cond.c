@@ -112,14 +112,6 @@ _Static_assert(sizeof(struct cond) <= __builtin_offsetof(pthread_cond_t, __data.
 #define CF_SHARED 1
 #define CF_CLOCK_SHIFT 1
 
-/* A requeueing broadcast wakes one. Waking 4 and moving the rest (4
- * wake-ups under way along the chain, not 1) made the micro rows of a
- * broadcast to 8 and 32 waiters 1.1-1.6x glibc's, from 0.76-0.93; but
- * Ruby's Thread.pass (4 threads, 7k requeueing broadcasts a run) lost
- * 5-23% of its passes/s against waking one, in both layouts, and waking
- * 4 only when more than 4 slept was 0.81-1.15 of it: not kept
- * (docs/bench-2026-12-04-eighteenth.md). */
-
 static inline struct cond *C(pthread_cond_t *c)
 {
 	return (struct cond *)c;
@@ -368,7 +360,15 @@ FTHR_HIDDEN int fthr_cond_broadcast(pthread_cond_t *cv)
 	if (!(c->flags & CF_SHARED)) {
 		m = __atomic_load_n(&c->mutex, __ATOMIC_RELAXED);
 		if (m && fthr_mutex_requeue_ok(m)) {
-			/* around the requeue (head comment) */
+			/* Wake one. Waking 4 and moving the rest (4 wake-ups
+			 * under way along the chain) made a broadcast to 8
+			 * waiters 0.92-1.25 of glibc's speed, to 32 waiters
+			 * 1.15-1.61, from 0.76-0.93; but Ruby's Thread.pass
+			 * (7k requeueing broadcasts a run) lost 5-23% of its
+			 * passes/s, in both layouts, and waking 4 only when
+			 * more than 4 slept was 0.81-1.15 of it: not kept
+			 * (docs/bench-2026-12-04-eighteenth.md). Around the
+			 * requeue: the head comment. */
 			__atomic_fetch_add(&c->rq_begun, 1, __ATOMIC_SEQ_CST);
 			n = fthr_futex_cmp_requeue(&c->seq, seq, 1, &m->__data.__lock,
 						   INT_MAX, false);
