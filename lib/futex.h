@@ -38,18 +38,11 @@ static inline int fthr_sleep_until(clockid_t clk, const struct timespec *abstime
 /* Wake up to n sleepers on addr; returns how many woke (>= 0). */
 FTHR_HIDDEN int fthr_futex_wake(volatile int *addr, int n, bool shared);
 
-/* true when the backend's counts are exact: fthr_futex_wake and
- * fthr_futex_cmp_requeue return how many sleepers they took off addr's
- * queue, and a wait that returns 0 was taken off it by one of them. A
- * waker may then count its sleepers out for them (thr_cond.c). */
+/* true when the backend's counts are exact: fthr_futex_wake returns how
+ * many sleepers it took off addr's queue, and a wait that returns 0 was
+ * taken off it by a wake. A waker may then count its sleepers out for
+ * them (thr_cond.c). */
 FTHR_HIDDEN extern const bool fthr_futex_counts_exact;
-
-/* If *addr == expect, wake nwake sleepers on addr and move up to nmove of
- * the rest to sleep on addr2. Returns the number woken plus moved, or
- * -EAGAIN when *addr != expect. */
-FTHR_HIDDEN int fthr_futex_cmp_requeue(volatile int *addr, int expect,
-				       int nwake, volatile int *addr2,
-				       int nmove, bool shared);
 
 /* Priority-inheritance words hold the owner's tid (| FUTEX_WAITERS |
  * FUTEX_OWNER_DIED); the kernel queues sleepers by priority, boosts the

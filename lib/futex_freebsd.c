@@ -16,9 +16,6 @@
  *  - a wait whose word no longer holds the expected value returns 0, not
  *    EAGAIN: the word is read again after a 0 to give futex.h's EAGAIN;
  *  - a wake does not say how many it woke: fthr_futex_wake returns 0;
- *  - there is no requeue: fthr_futex_cmp_requeue compares the word, then
- *    wakes everyone it would have woken or moved (correct, see below, but
- *    without the requeue's saving);
  *  - priority inheritance is UMTX_OP_MUTEX_* on a struct umutex (owner word
  *    followed by a flags word, UMUTEX_CONTESTED, UMUTEX_RB_OWNERDEAD), not on
  *    a bare word carrying Linux's FUTEX_WAITERS / FUTEX_OWNER_DIED bits: the
@@ -115,34 +112,6 @@ int fthr_futex_wake(volatile int *addr, int n, bool shared)
 	/* UMTX_OP_WAKE returns 0 however many it woke: report none (futex.h
 	 * asks for >= 0; no library caller acts on the count, but
 	 * tests/t_futex.c does). */
-	return 0;
-}
-
-/* No requeue on FreeBSD. Compare, then wake everyone the requeue would have
- * woken or moved. Correct for the one caller, thr_cond.c's broadcast: it
- * stores rq_seq before the call, so every waiter that wakes re-takes the
- * mutex with SWAP(2) (fthr_mutex_cond_lock, 'marked') as a requeued one
- * would, and it only tests the result for >= 0 (done) against < 0 (it then
- * wakes all itself). What is lost is the optimisation: all waiters run at
- * once and contend for the mutex instead of being woken one per unlock.
- * Unlike Linux the compare is not atomic with the wake; that only adds wakes
- * (a waiter that arrived after the compare), which a futex user must
- * tolerate anyway. Returns 0 (the kernel does not count), or -EAGAIN when
- * *addr != expect, as futex.h says. */
-int fthr_futex_cmp_requeue(volatile int *addr, int expect, int nwake,
-			   volatile int *addr2, int nmove, bool shared)
-{
-	int n;
-
-	(void)addr2;
-	if (a_load_relaxed(addr) != expect)
-		return -EAGAIN;
-	if (nwake < 0)
-		nwake = 0;
-	if (nmove < 0)
-		nmove = 0;
-	n = nmove > INT_MAX - nwake ? INT_MAX : nwake + nmove;
-	fthr_futex_wake(addr, n, shared);
 	return 0;
 }
 

@@ -4,8 +4,7 @@
  * Waits use FUTEX_WAIT_BITSET with FUTEX_BITSET_MATCH_ANY so the deadline is
  * absolute, on CLOCK_MONOTONIC by default or CLOCK_REALTIME with
  * FUTEX_CLOCK_REALTIME (a realtime wait follows settimeofday, a monotonic one
- * does not). Wakes and requeues are plain FUTEX_WAKE / FUTEX_CMP_REQUEUE,
- * which match any bitset. FUTEX_PRIVATE_FLAG unless the object is pshared.
+ * does not). Wakes are plain FUTEX_WAKE, which matches any bitset. FUTEX_PRIVATE_FLAG unless the object is pshared.
  */
 #include "config.h"
 #include <linux/futex.h>
@@ -44,22 +43,16 @@ int fthr_futex_wait(volatile int *addr, int expect, bool shared,
 	return (int)-r;
 }
 
-/* A wait returns 0 only once a wake or requeue unqueued it (the kernel's
- * futex_wait: an unqueue that finds the waiter gone wins over a timeout or
- * a signal), and wakes count what they unqueued. */
+/* A wait returns 0 only once a wake unqueued it (the kernel's futex_wait:
+ * an unqueue that finds the waiter gone wins over a timeout or a signal;
+ * a wait interrupted otherwise is restarted or returns EINTR), and wakes
+ * count what they unqueued. */
 const bool fthr_futex_counts_exact = true;
 
 int fthr_futex_wake(volatile int *addr, int n, bool shared)
 {
 	long r = sys_futex(addr, priv(FUTEX_WAKE, shared), n, 0, NULL, 0);
 	return r < 0 ? 0 : (int)r;
-}
-
-int fthr_futex_cmp_requeue(volatile int *addr, int expect, int nwake,
-			   volatile int *addr2, int nmove, bool shared)
-{
-	return (int)sys_futex(addr, priv(FUTEX_CMP_REQUEUE, shared), nwake,
-			      nmove, addr2, expect);
 }
 
 #ifndef FUTEX_LOCK_PI2

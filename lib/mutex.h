@@ -71,13 +71,8 @@ FTHR_HIDDEN void fthr_pp_reapply(void);
  * *saved receives what fthr_mutex_cond_lock restores (recursion depth). */
 FTHR_HIDDEN int fthr_mutex_cond_unlock(pthread_mutex_t *m, unsigned *saved);
 
-/* Re-take m after a condition wait; 'marked': take the word with SWAP(2)
- * only, because a broadcast may have requeued sleepers onto it (see
- * thr_mutex.c). 0, or EOWNERDEAD / ENOTRECOVERABLE for a robust mutex. */
-FTHR_HIDDEN int fthr_mutex_cond_lock(pthread_mutex_t *m, unsigned saved, bool marked);
-
-/* True if a condition variable may requeue its waiters onto m's word:
- * a private, non-robust mutex on the plain 0/1/2 protocol. */
-FTHR_HIDDEN bool fthr_mutex_requeue_ok(const pthread_mutex_t *m);
+/* Re-take m after a condition wait. 0, or EOWNERDEAD / ENOTRECOVERABLE
+ * for a robust mutex. */
+FTHR_HIDDEN int fthr_mutex_cond_lock(pthread_mutex_t *m, unsigned saved);
 
 #endif

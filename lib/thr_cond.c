@@ -7,47 +7,39 @@
  *             for released waiters to leave the object's memory)
  *   flags     bit 0 process-shared (on a host without the calls, below),
  *             bits 1.. the clock of timedwait
- *   mutex     the mutex of the latest wait (the requeue target)
  *   sleepers  waiters that gave up spinning and sleep in futex_wait, and
  *             that no wake-up has taken off the futex queue yet
- *   rq_begun, rq_done   requeueing broadcasts begun (+ 1 before the
- *             requeue) and done (+ 1 after it returned)
  *
  *   wait       waiters += 1; s = seq; release the mutex; spin (self.h) a
  *              while for seq != s (unless batching, below); else
  *              sleepers += 1, futex_wait(seq, s),
  *              sleepers -= 1 unless a waker did it for us (below);
- *              waiters -= 1; re-take the mutex: with SWAP(2) if it slept
- *              (a broadcast may have requeued it onto the mutex word, and
- *              the chain of requeued sleepers there must go on), else (a
- *              spinner, never requeued) as a plain lock.
+ *              waiters -= 1; re-take the mutex (as a plain lock: it may
+ *              spin while the signaller lets go).
  *   signal     if waiters == 0: return (nobody to wake, no atomic write).
  *              seq += 1; if sleepers: n = futex_wake(seq, 1), sleepers -= n
  *              (a spinner sees seq move by itself: no system call; and
  *              once the sleepers are woken, the signals sent before they
  *              run make none either, as in a producer's loop).
- *   broadcast  if waiters == 0: return. seq += 1; if sleepers, for a private cond
- *              whose mutex is private and on the 0/1/2 protocol,
- *              futex_cmp_requeue(seq, wake 1, move the rest onto the mutex
- *              word): the woken one takes the mutex with SWAP(2), so each
- *              unlock wakes the next and nobody stampedes.
- *              Otherwise wake all. Either way sleepers -= the number woken
- *              or moved.
+ *   broadcast  if waiters == 0: return. seq += 1; if sleepers:
+ *              n = futex_wake(seq, all), sleepers -= n.
  * Who counts a sleeper out: a wait that returns 0 was taken off the queue
- * by a wake or a requeue (futex.h: fthr_futex_counts_exact), whose caller
- * subtracts it. A wait that returns anything else (EAGAIN, ETIMEDOUT,
- * EINTR) subtracts itself -- unless a requeueing broadcast may have moved
- * it: a requeued sleeper can time out or be interrupted on the mutex word
- * after the broadcast counted it out. Before it counts itself in, the
- * sleeper reads rq_begun, then rq_done; it subtracts itself only if they
- * were equal (no requeue under way: one that began before and ended after
- * those reads may have moved it, as may a broadcast that read the seq the
- * sleeper waits on, verify/README.md real bug 5) and rq_begun is still
- * what it read (none began since). Otherwise it counts
- * nothing, and so may leave sleepers one too high, as may a cancelled
- * sleeper or a stale wake-up: too high costs a futex_wake that wakes
- * nobody, never a lost wake-up. (A backend without exact counts: each
- * sleeper subtracts itself, as it may.)
+ * by a wake (futex.h: fthr_futex_counts_exact), whose caller subtracts
+ * it; a wait that returns anything else (EAGAIN, ETIMEDOUT, EINTR) was
+ * not, and subtracts itself. So sleepers is exact: 0 once nobody waits,
+ * bar a cancelled sleeper, which stays counted (its cleanup cannot tell
+ * whether a wake-up took it off the queue); one too many costs a
+ * futex_wake that wakes nobody, never a lost wake-up (verify/cond.pml
+ * checks both). This holds through the kernel's restarts too: a wait
+ * interrupted by a handler with SA_RESTART (or a stop signal) is taken
+ * off the queue and compares seq again, and it was not counted out.
+ * No requeue onto the mutex (up to the eighteenth session a broadcast
+ * woke one and moved the rest): a waiter cannot tell whether a requeue
+ * moved it, and two real bugs came of guessing (verify/README.md, real
+ * bug 6): sleepers crept up without bound (to 290 in a Ruby Thread.pass
+ * run, each a futex system call in every later signal), and a moved
+ * sleeper whose wait the kernel restarted slept on seq uncounted, so the
+ * next signal skipped it: a lost wake-up. glibc (2.25 on) wakes all too.
  *
  * A waiter counts itself in sleepers before futex_wait compares seq, and a
  * signaller reads sleepers after it moved seq (both sequentially
@@ -98,10 +90,7 @@ struct cond {
 	volatile int seq;
 	volatile int waiters;
 	int flags;
-	volatile int rq_begun; /* requeueing broadcasts begun (head comment) */
-	pthread_mutex_t *mutex;
 	volatile int sleepers; /* in futex_wait (or about to be), not yet woken */
-	volatile int rq_done;  /* requeueing broadcasts done */
 };
 _Static_assert(sizeof(struct cond) <= sizeof(pthread_cond_t), "cond fits");
 _Static_assert(_Alignof(struct cond) <= _Alignof(pthread_cond_t), "cond aligned");
@@ -160,7 +149,6 @@ struct wait_ctx {
 	struct cond *c;
 	pthread_mutex_t *m;
 	unsigned saved;
-	bool slept;    /* slept: maybe requeued onto the mutex word */
 	bool sleeping; /* counted in sleepers */
 };
 
@@ -188,7 +176,7 @@ static void cond_cancelled(void *arg)
 	/* pass on what we may have taken */
 	count_out(w->c, fthr_futex_wake(&w->c->seq, 1, shared));
 	fthr_drain_leave(&w->c->waiters, shared);
-	fthr_mutex_cond_lock(w->m, w->saved, w->slept);
+	fthr_mutex_cond_lock(w->m, w->saved);
 }
 
 /* Does a spin pay? (head comment) A wait whose spin saw seq move, now and
@@ -247,15 +235,13 @@ static int cond_wait(pthread_cond_t *cv, pthread_mutex_t *m, clockid_t clk,
 	struct cond *c = C(cv);
 	struct wait_ctx w = { .c = c, .m = m };
 	bool shared = c->flags & CF_SHARED;
-	int seq, rq, r, lr;
-	bool rq_quiet, batching;
+	int seq, r, lr;
+	bool batching;
 
 	if (abstime && (r = fthr_abstime_check(abstime)) != 0)
 		return r;
 	fthr_drain_enter(&c->waiters);
 	seq = a_load_relaxed(&c->seq);
-	if (!shared)
-		__atomic_store_n(&c->mutex, m, __ATOMIC_RELAXED);
 	r = fthr_mutex_cond_unlock(m, &w.saved);
 	if (r) {
 		fthr_drain_leave(&c->waiters, shared);
@@ -264,16 +250,12 @@ static int cond_wait(pthread_cond_t *cv, pthread_mutex_t *m, clockid_t clk,
 	if (cond_spin(c, seq, &batching)) {
 		r = 0;
 	} else {
-		w.slept = w.sleeping = true;
-		rq = __atomic_load_n(&c->rq_begun, __ATOMIC_SEQ_CST);
-		rq_quiet = __atomic_load_n(&c->rq_done, __ATOMIC_SEQ_CST) == rq;
+		w.sleeping = true;
 		__atomic_fetch_add(&c->sleepers, 1, __ATOMIC_SEQ_CST);
 		r = fthr_futex_wait_cancelable(&c->seq, seq, shared, clk, abstime,
 					       cond_cancelled, &w);
-		/* counted out by a waker? (head comment) */
-		if (!fthr_futex_counts_exact ||
-		    (r != 0 && rq_quiet &&
-		     __atomic_load_n(&c->rq_begun, __ATOMIC_SEQ_CST) == rq)) {
+		/* not counted out by a waker (head comment) */
+		if (!fthr_futex_counts_exact || r != 0) {
 			FTHR_ASSERT(a_load_relaxed(&c->sleepers) > 0);
 			__atomic_fetch_sub(&c->sleepers, 1, __ATOMIC_RELAXED);
 		}
@@ -292,12 +274,8 @@ static int cond_wait(pthread_cond_t *cv, pthread_mutex_t *m, clockid_t clk,
 	if (r == ETIMEDOUT && a_load_relaxed(&c->seq) != seq)
 		r = 0;
 	fthr_drain_leave(&c->waiters, shared);
-	/* A sleeper re-takes the mutex marked: a broadcast may have requeued
-	 * it onto the mutex word (also one that read seq just after the
-	 * broadcast moved it, and before the requeue: verify/cond.pml found
-	 * that case). EOWNERDEAD / ENOTRECOVERABLE of a robust mutex outrank a
-	 * timeout. */
-	lr = fthr_mutex_cond_lock(m, w.saved, w.slept);
+	/* EOWNERDEAD / ENOTRECOVERABLE of a robust mutex outrank a timeout. */
+	lr = fthr_mutex_cond_lock(m, w.saved);
 	if (lr)
 		return lr;
 	return r == ETIMEDOUT ? ETIMEDOUT : 0;
@@ -347,39 +325,14 @@ FTHR_HIDDEN int fthr_cond_signal(pthread_cond_t *cv)
 FTHR_HIDDEN int fthr_cond_broadcast(pthread_cond_t *cv)
 {
 	struct cond *c = C(cv);
-	pthread_mutex_t *m;
-	int seq, n;
 
 	if (unlikely(host_cond(cv)))
 		return host_call(cv, H_BROADCAST);
 	if (fthr_drain_count(&c->waiters) == 0)
 		return 0;
-	seq = __atomic_add_fetch(&c->seq, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&c->sleepers, __ATOMIC_SEQ_CST) <= 0)
-		return 0; /* spinners see seq move */
-	if (!(c->flags & CF_SHARED)) {
-		m = __atomic_load_n(&c->mutex, __ATOMIC_RELAXED);
-		if (m && fthr_mutex_requeue_ok(m)) {
-			/* Wake one. Waking 4 and moving the rest (4 wake-ups
-			 * under way along the chain) made a broadcast to 8
-			 * waiters 0.92-1.25 of glibc's speed, to 32 waiters
-			 * 1.15-1.61, from 0.76-0.93; but Ruby's Thread.pass
-			 * (7k requeueing broadcasts a run) lost 5-23% of its
-			 * passes/s, in both layouts, and waking 4 only when
-			 * more than 4 slept was 0.81-1.15 of it: not kept
-			 * (docs/bench-2026-12-04-eighteenth.md). Around the
-			 * requeue: the head comment. */
-			__atomic_fetch_add(&c->rq_begun, 1, __ATOMIC_SEQ_CST);
-			n = fthr_futex_cmp_requeue(&c->seq, seq, 1, &m->__data.__lock,
-						   INT_MAX, false);
-			__atomic_fetch_add(&c->rq_done, 1, __ATOMIC_SEQ_CST);
-			if (n >= 0) {
-				count_out(c, n);
-				return 0;
-			}
-		}
-	}
-	count_out(c, fthr_futex_wake(&c->seq, INT_MAX, c->flags & CF_SHARED));
+	__atomic_fetch_add(&c->seq, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&c->sleepers, __ATOMIC_SEQ_CST) > 0) /* else spinners see seq move */
+		count_out(c, fthr_futex_wake(&c->seq, INT_MAX, c->flags & CF_SHARED));
 	return 0;
 }
 

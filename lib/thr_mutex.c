@@ -13,11 +13,9 @@
  *            on reads while the word is 1 (lll.h); then, if the word
  *            already reads 2, futex_wait(word, 2) first; then loop { if
  *            SWAP(2) returned 0 we own it, in state 2; futex_wait(word, 2) }.
- *   cond     condition variables release the mutex the same way; after a
- *            broadcast that requeued waiters onto the word, they re-take it
- *            with SWAP(2) only (fthr_mutex_cond_lock): the requeued ones
- *            sleep there, so whoever takes the mutex must mark it, so that its
- *            unlock wakes the next.
+ *   cond     condition variables release the mutex and re-take it the
+ *            same way (a re-take spins without the patience: the
+ *            signaller is about to let go).
  *   unlock   SWAP(0); if the old value was 2, futex_wake(word, 1).
  *   plain    in a process with a single thread, a private mutex's word is
  *            read and written without atomic read-modify-writes (the same
@@ -387,7 +385,7 @@ int fthr_mutex_cond_unlock(pthread_mutex_t *m, unsigned *saved)
 	return 0;
 }
 
-int fthr_mutex_cond_lock(pthread_mutex_t *m, unsigned saved, bool marked)
+int fthr_mutex_cond_lock(pthread_mutex_t *m, unsigned saved)
 {
 	volatile int *w = lockword(m);
 	int kind = mutex_kind(m), r;
@@ -404,23 +402,14 @@ int fthr_mutex_cond_lock(pthread_mutex_t *m, unsigned saved, bool marked)
 		}
 		return r;
 	}
-	/* A waiter that never slept was not requeued: like a plain lock, it
-	 * may spin while the signaller (typically about to wait itself) lets
-	 * go. One that slept keeps the mark: SWAP(2). */
-	if (marked ? a_swap_acquire(w, 2) != 0
-		   : !fthr_lll_trylock(w) && !fthr_lll_spin(w, 0))
+	/* Like a plain lock, but it may spin at once, while the signaller
+	 * (typically about to wait itself, or to unlock) lets go. */
+	if (!fthr_lll_trylock(w) && !fthr_lll_spin(w, 0))
 		fthr_lll_wait(w, kind & FTHR_MUTEX_PSHARED, CLOCK_MONOTONIC, NULL);
 	mutex_took(m, fthr_tid(), kind);
 	m->__data.__count = saved;
 	m->__data.__nusers--; /* counted all the wait */
 	return 0;
-}
-
-bool fthr_mutex_requeue_ok(const pthread_mutex_t *m)
-{
-	return (mutex_kind(m) & (~KNOWN_KIND_BITS |
-				 FTHR_MUTEX_PSHARED | FTHR_MUTEX_ROBUST |
-				 FTHR_MUTEX_PRIO_INHERIT | FTHR_MUTEX_PRIO_PROTECT)) == 0;
 }
 
 FTHR_HIDDEN FTHR_INLINED int fthr_mutex_init(pthread_mutex_t *m,

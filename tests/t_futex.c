@@ -9,7 +9,7 @@
 #include "futex.h"
 #include "self.h" /* fthr_crowd_judge */
 
-static volatile int word, word2;
+static volatile int word;
 static int woke;
 
 static void *sleeper(void *arg)
@@ -81,31 +81,6 @@ START_TEST(wake_counts)
 	ck_assert_int_le(n, 1);
 	n += fthr_futex_wake(&word, INT_MAX, false);
 	ck_assert_int_le(n, 3);
-	for (i = 0; i < 3; i++)
-		ck_assert_ptr_null(harness_join(t[i], 10));
-	ck_assert_int_eq(woke, 3);
-}
-END_TEST
-
-START_TEST(cmp_requeue_moves_sleepers)
-{
-	pthread_t t[3];
-	int i, r, n;
-
-	word = 0;
-	word2 = 0;
-	woke = 0;
-	for (i = 0; i < 3; i++)
-		pthread_create(&t[i], NULL, sleeper, (void *)&word);
-	usleep(100000); /* let them sleep on word */
-	ck_assert_int_eq(fthr_futex_cmp_requeue(&word, 99, 1, &word2, INT_MAX, false), -EAGAIN);
-	r = fthr_futex_cmp_requeue(&word, 0, 0, &word2, INT_MAX, false);
-	ck_assert_int_eq(r, 3); /* all moved, none woken */
-	ck_assert_int_eq(woke, 0);
-	__atomic_store_n(&word, 1, __ATOMIC_RELEASE);
-	ck_assert_int_eq(fthr_futex_wake(&word, INT_MAX, false), 0); /* nobody left on word */
-	n = fthr_futex_wake(&word2, INT_MAX, false);
-	ck_assert_int_eq(n, 3);
 	for (i = 0; i < 3; i++)
 		ck_assert_ptr_null(harness_join(t[i], 10));
 	ck_assert_int_eq(woke, 3);
@@ -239,7 +214,6 @@ int main(void)
 	tcase_add_loop_test(tc, deadlines, 0, 2);
 	tcase_add_test(tc, clocks_and_abstime_check);
 	tcase_add_test(tc, wake_counts);
-	tcase_add_test(tc, cmp_requeue_moves_sleepers);
 	tcase_add_test(tc, shared_across_fork);
 	tcase_add_test(tc, runnable_counts);
 	tcase_add_test(tc, crowd_judge);

@@ -1,31 +1,46 @@
 /* verify/cond.pml: the condition variable of lib/thr_cond.c, with the
- * private normal mutex it waits with (lib/thr_mutex.c, lib/lll.h) as the
- * target of the broadcast's requeue.
+ * private normal mutex it waits with (lib/thr_mutex.c, lib/lll.h); and,
+ * with -DREQUEUE, the protocol before the nineteenth session, whose
+ * broadcast requeued waiters onto that mutex (kept to replay its bugs).
  *
  * Words: mem[SEQ] the cond's seq (futex word), mem[M] the mutex's lock word
- * (futex word, 0/1/2); c_waiters (the drain count), c_sleepers, c_mutex
- * (c->mutex set by a waiter) as plain shared ints; c->rq_begun and
- * c->rq_done as c_rq_busy and rqs[] (below: the two questions the waiters
- * ask of them).
+ * (futex word, 0/1/2); c_waiters (the drain count), c_sleepers as plain
+ * shared ints; for REQUEUE also c_mutex (c->mutex set by a waiter), and
+ * c->rq_begun and c->rq_done as c_rq_busy and rqs[] (below: the two
+ * questions the waiters asked of them).
  *
  * The sleepers count (thr_cond.c head comment, Linux: exact futex counts):
  * sleepers are the waiters in futex_wait that no wake-up took off the futex
- * queue yet. fthr_futex_wake and fthr_futex_cmp_requeue return how many
- * they took off (woken + moved, futex.pml's count), and the signaller,
- * broadcaster or cancellation cleanup subtracts that in a later step
- * (count_out). A requeueing broadcast does rq_begun += 1, then its
- * FUTEX_CMP_REQUEUE, then rq_done += 1 (three steps; then count_out). A
- * waiter, before sleepers += 1, reads b0 = rq_begun, then (a separate step)
- * d0 = rq_done; after the wait it subtracts itself only if the wait
- * returned non-zero (EAGAIN, ETIMEDOUT, EINTR), d0 == b0 (no requeue under
- * way) and rq_begun, read again, is still b0 (none begun since): a requeued
- * sleeper can time out or be interrupted on the mutex word after the
- * broadcast counted it out. A cancelled sleeper stays counted. A 0 return
- * without a wake (SPURIOUS) also leaves sleepers one too high: an
- * over-count costs a wake that wakes nobody, never a lost wake-up. Checked
- * besides: sleepers never goes negative (assert at every subtraction; the
- * C code's FTHR_ASSERT(sleepers > 0) before a waiter's own, and
- * FTHR_ASSERT(left >= 0) in count_out).
+ * queue yet. fthr_futex_wake returns how many it took off (futex.pml's
+ * count), and the signaller, broadcaster or cancellation cleanup subtracts
+ * that in a later step (count_out). A waiter whose wait returned 0 was
+ * counted out so; one whose wait returned anything else (EAGAIN,
+ * ETIMEDOUT, EINTR) subtracts itself. A cancelled sleeper stays counted,
+ * and so does one whose wait returned 0 without a wake (SPURIOUS; the
+ * kernel does not, it restarts the wait, RESTARTS): an over-count costs a
+ * wake that wakes nobody, never a lost wake-up. Checked besides: sleepers
+ * never goes negative (assert at every subtraction; the C code's
+ * FTHR_ASSERT(sleepers > 0) before a waiter's own, and
+ * FTHR_ASSERT(left >= 0) in count_out), and it is exact: 0 once every
+ * thread is done, unless a cancellation or SPURIOUS struck (exact_at_end).
+ *
+ * REQUEUE, the old protocol: a broadcast woke 1 and moved the rest onto
+ * the mutex word (fthr_futex_cmp_requeue), counting out woken + moved; it
+ * did rq_begun += 1, then its FUTEX_CMP_REQUEUE, then rq_done += 1 (three
+ * steps; then count_out). A waiter, before sleepers += 1, read b0 =
+ * rq_begun, then (a separate step) d0 = rq_done; after the wait it
+ * subtracted itself only if the wait returned non-zero, d0 == b0 (no
+ * requeue under way) and rq_begun, read again, was still b0 (none begun
+ * since): a requeued sleeper can time out or be interrupted on the mutex
+ * word after the broadcast counted it out. REAL BUG 6 (see README.md):
+ * a waiter cannot tell whether it was moved, and both guesses fail. Its
+ * wait returned EAGAIN while a requeue was under way (it was never
+ * queued) and it stayed counted: sleepers crept up without bound
+ * (realbug/cond-requeue-creep: exact_at_end's assertion); and a moved
+ * sleeper whose wait the kernel restarted compared seq again, slept on it
+ * counted out, and the next signal, finding no sleeper, woke nobody
+ * (realbug/cond-requeue-restart, -DRESTARTS=1: invalid end state). So the
+ * broadcast now wakes all.
  *
  * The counters' abstraction (both only grow, rq_done <= rq_begun; nothing
  * else reads them; their wrap-around is not modelled): c_rq_busy is
@@ -39,12 +54,12 @@
  * subtracts itself iff rqs[p] == 1 at its last read, and the counters'
  * values stay out of the state.
  *
- * The re-take rule (thr_cond.c head comment, cond_wait, cond_cancelled): a
- * waiter that slept in futex_wait re-takes the mutex marked, with SWAP(2),
- * because a broadcast may have requeued it onto the mutex word; a spinner
- * (it never slept, so it was never requeued) takes it with CAS 0->1. The
- * cancellation cleanup always re-takes it marked (only a sleeper can be
- * cancelled in the wait).
+ * The re-take rule (thr_cond.c cond_wait, cond_cancelled): the mutex is
+ * re-taken as a plain lock. REQUEUE: a waiter that slept in futex_wait
+ * re-took it marked, with SWAP(2), because a broadcast may have requeued
+ * it onto the mutex word; a spinner (it never slept, so it was never
+ * requeued) took it with CAS 0->1, and the cancellation cleanup always
+ * marked.
  *
  * Program (TOKENS, default): NWAIT waiters each do
  *     lock(m); while (tokens == 0) cond_[timed]wait(c, m); tokens--; unlock(m)
@@ -59,22 +74,18 @@
  * cond_cancelled, then its own cleanup handler unlocks the mutex and it
  * exits without a token.
  *
- * Options (spin -D...): NWAIT, NSIG, BCAST_WAKE (how many the requeueing
- * broadcast wakes: the library and the default wake 1, which requeues
- * the other of the 2 waiters; 2, a variant measured and not kept
- * (lib/thr_cond.c), wakes both on the requeue path,
- * each re-taking the mutex with SWAP(2); 3 waiters, to wake some and move
- * others in one broadcast, outgrow 4 GB even without timeouts),
- * SIG_UNLOCKED, ONLY_SIGNAL,
- * ONLY_BROADCAST, FLAGS, SHARED (pshared cond: no requeue), FUTEX_FIFO,
- * TIMEOUTS, CANCELS, SPURIOUS, EINTRS (futex.pml).
+ * Options (spin -D...): NWAIT, NSIG, SIG_UNLOCKED, ONLY_SIGNAL,
+ * ONLY_BROADCAST, FLAGS, FUTEX_FIFO, TIMEOUTS, CANCELS, SPURIOUS, EINTRS,
+ * RESTARTS (futex.pml); REQUEUE, and with it SHARED (a pshared cond of
+ * the old protocol: no requeue).
+ *   -DNO_EXACT_CHECK  no exact_at_end (to see what an over- or
+ *             under-count then does).
  *   -DINEXACT  the protocol of a backend without exact counts
  *             (fthr_futex_counts_exact false, futex_freebsd.c; also the
  *             Linux protocol before exact counts): every sleeper subtracts
  *             itself after its wait, and the cancellation cleanup for it;
- *             wakers subtract nothing and the requeue counters are not
- *             used. (Run once, not in run.sh: the state counts of the old
- *             model, exactly.)
+ *             wakers subtract nothing (and with REQUEUE the counters were
+ *             not used). (Run once, not in run.sh.)
  *   -DNO_INVARIANTS  a build without --enable-invariants: FTHR_ASSERT is
  *             nothing, sleepers is a signed int that may go negative, and
  *             no assertion checks it (what such a bug then does).
@@ -84,7 +95,8 @@
  * end (a waiter asleep on seq or on the mutex word while the others are
  * done is an invalid end state; there are always enough tokens for it).
  *
- * REAL BUG 1 (see README.md), now fixed in the C code: the old rule marked
+ * REAL BUGS 1 and 5 are of the old protocol (REQUEUE, which they imply).
+ * REAL BUG 1 (see README.md), fixed in the C code then: the old rule marked
  * only a waiter with requeued_since(c, seq), (int)(rq_seq - seq) > 0, and
  * lost a wake-up when a broadcast sent after the unlock requeued a waiter
  * that had read the broadcast's own seq.
@@ -95,8 +107,8 @@
  *             a waiter re-takes the mutex marked only if
  *             requeued_since(c, seq) (also in cond_cancelled).
  *
- * REAL BUG 5 (see README.md), fixed in the C code (rq_begun, rq_done, the
- * default here): with one counter, requeues += 1 before every requeueing
+ * REAL BUG 5 (see README.md), fixed in the C code then (rq_begun, rq_done,
+ * REQUEUE's default here): with one counter, requeues += 1 before every requeueing
  * broadcast, a waiter could take its snapshot rq = requeues after a
  * broadcast's += 1 and still be requeued by that broadcast's
  * FUTEX_CMP_REQUEUE (it read the broadcast's own seq, as in real bug 1,
@@ -119,13 +131,16 @@
  *             has not yet slept (spinning, or counted in sleepers but not
  *             yet compared) misses the signal and sleeps forever (invalid
  *             end state; run seeded/cond_signal_noseq, with -DONLY_SIGNAL).
- *   -DSEED_NO_REQUEUE_CHECK  the waiter ignores the requeue counters and
+ *   -DSEED_DOUBLE_OUT  a waiter a signal woke (and counted out) counts
+ *             itself out too (assertion violated: sleepers would go
+ *             negative; run seeded/cond_double_out).
+ *   -DSEED_NO_REQUEUE_CHECK  (REQUEUE) the waiter ignores the requeue counters and
  *             subtracts itself on every non-zero return: a sleeper that a
  *             broadcast requeued onto the mutex word, and so counted out,
  *             and that then times out there is counted out twice
  *             (assertion violated: sleepers would go negative; run
- *             seeded/cond_norequeue_check, with -DFLAGS -DTIMEOUTS=1:
- *             broadcasts under the mutex, where the default passes).
+ *             seeded/cond_norequeue_check, with -DREQUEUE -DFLAGS -DTIMEOUTS=1:
+ *             broadcasts under the mutex, where REQUEUE passes).
  */
 #ifndef NWAIT
 #define NWAIT 2
@@ -133,8 +148,8 @@
 #ifndef NSIG
 #define NSIG 1
 #endif
-#ifndef BCAST_WAKE
-#define BCAST_WAKE 1		/* a requeueing broadcast wakes this many */
+#if defined(RQ_SEQ) || defined(RQ_ONE_COUNT)
+#define REQUEUE			/* both are variants of the old protocol */
 #endif
 #define NPROC (NWAIT + NSIG)
 #define NADDR 3
@@ -184,6 +199,31 @@ inline rq_snap_done()
 /* r != 0 && rq_quiet && __atomic_load_n(&c->rq_begun) == rq
  * (RQ_ONE_COUNT: load(&c->requeues) == rq), the loads' part */
 #define RQ_SAME	(rqs[_pid] == 1)
+
+/* The count is exact: once every thread is done, no sleeper is left,
+ * unless something happened that may leave it one too high: a
+ * cancellation, or a 0 return without a wake (SPURIOUS); with the old
+ * protocol (REQUEUE) also a timeout, EINTR or restart, and EAGAIN while a
+ * requeue was under way, which no option guards (real bug 6). Run by each
+ * thread as it ends (the last one's check is the one that counts). */
+#ifdef REQUEUE
+#define COUNT_KEPT_EXACT	(tmo_left == TIMEOUTS && eintr_left == EINTRS && \
+				 restart_left == RESTARTS)
+#else
+#define COUNT_KEPT_EXACT	true
+#endif
+#ifdef NO_EXACT_CHECK
+#define exact_at_end()	skip
+#else
+inline exact_at_end()
+{
+	if
+	:: finished == NPROC && spur_left == SPURIOUS && cancel_left == CANCELS &&
+	   COUNT_KEPT_EXACT -> assert(c_sleepers == 0)
+	:: else -> skip
+	fi
+}
+#endif
 
 /* a broadcast's rq_begun += 1 (RQ_ONE_COUNT: requeues += 1), part of its
  * atomic step */
@@ -282,27 +322,29 @@ inline cond_wait(timed, res)
 {
 	c_waiters++;				/* fthr_drain_enter(&c->waiters) */
 	s = mem[SEQ];				/* w.seq = seq = a_load_relaxed(&c->seq) */
-	c_mutex = 1;				/* c->mutex = m (private) */
+#ifdef REQUEUE
+	c_mutex = 1;				/* old: c->mutex = m (private) */
+#endif
 	released(); lll_unlock(M);		/* fthr_mutex_cond_unlock -> mutex_release */
 	if
 	:: mem[SEQ] != s -> r = F_OK		/* FTHR_SPIN_UNTIL(seq != s) */
 	:: else ->
-#ifndef INEXACT
-		rq_snap_begun();		/* rq = load(&c->rq_begun) */
+#if defined(REQUEUE) && !defined(INEXACT)
+		rq_snap_begun();		/* old: rq = load(&c->rq_begun) */
 #ifndef RQ_ONE_COUNT
-		rq_snap_done();			/* rq_quiet = load(&c->rq_done) == rq */
+		rq_snap_done();			/* old: rq_quiet = load(&c->rq_done) == rq */
 #endif
 #endif
 		c_sleepers++;			/* fetch_add(&c->sleepers, 1) */
-#ifndef RQ_SEQ
-		slept = 1;			/* slept = true */
+#if defined(REQUEUE) && !defined(RQ_SEQ)
+		slept = 1;			/* old: slept = true */
 #endif
 		futex_wait_cancelable(SEQ, s, r, timed);
 		if
-#ifdef INEXACT
-		:: r == F_CANCELLED ->
-#else
+#if defined(REQUEUE) && !defined(INEXACT)
 		:: atomic { r == F_CANCELLED -> rqs[_pid] = 0 } ->
+#else
+		:: r == F_CANCELLED ->
 #endif
 			/* cond_cancelled(&w) */
 #ifdef RQ_SEQ
@@ -316,14 +358,26 @@ inline cond_wait(timed, res)
 			c_waiters--;		/* fthr_drain_leave */
 #ifdef RQ_SEQ
 			mutex_cond_lock(slept)	/* old: (m, saved, marked) */
+#elif defined(REQUEUE)
+			mutex_cond_lock(1)	/* old: (m, saved, true): it slept */
 #else
-			mutex_cond_lock(1)	/* (m, saved, true): it slept */
+			mutex_cond_lock(0)	/* fthr_mutex_cond_lock(m, saved) */
 #endif
 #ifdef INEXACT
 		:: else ->
 			self_out()		/* !counts_exact: fetch_sub(&c->sleepers, 1) */
+#elif !defined(REQUEUE)
+		/* not counted out by a waker: r != 0 */
+#ifdef SEED_DOUBLE_OUT
+		/* SEEDED BUG: a sleeper a signal woke, and counted out, counts
+		 * itself out too */
+		:: r != F_CANCELLED -> self_out()
 #else
-		/* counted out by a waker? r != 0 && rq_quiet &&
+		:: r != F_CANCELLED && r != F_OK -> self_out()
+		:: r == F_OK			/* woken: its waker counted it out */
+#endif
+#else
+		/* old: counted out by a waker? r != 0 && rq_quiet &&
 		 * load(&c->rq_begun) == rq (RQ_ONE_COUNT: load(&c->requeues) == rq) */
 #ifdef SEED_NO_REQUEUE_CHECK
 		/* SEEDED BUG: requeue counters ignored: a sleeper requeued onto the
@@ -353,7 +407,7 @@ inline cond_wait(timed, res)
 		slept = REQUEUED_SINCE(s);	/* old: marked = requeued_since(c, seq) */
 #endif
 		c_waiters--;			/* fthr_drain_leave(&c->waiters) */
-		mutex_cond_lock(slept)		/* fthr_mutex_cond_lock(m, saved, slept) */
+		mutex_cond_lock(slept)		/* fthr_mutex_cond_lock(m, saved); old: slept */
 	fi;
 	res = (r == F_ETIMEDOUT -> F_ETIMEDOUT : (r == F_CANCELLED -> F_CANCELLED : F_OK));
 	r = 0; s = 0; slept = 0
@@ -388,14 +442,14 @@ inline cond_broadcast()
 		if
 		:: c_sleepers <= 0 -> skip	/* spinners see seq move */
 		:: else ->
-#ifndef SHARED
+#if defined(REQUEUE) && !defined(SHARED)
 			if
-			:: c_mutex ->		/* m && fthr_mutex_requeue_ok(m) */
+			:: c_mutex ->		/* old: m && fthr_mutex_requeue_ok(m) */
 #ifdef RQ_SEQ
 				c_rq_seq = bseq;	/* old: store(&c->rq_seq, seq) */
 #endif
 #ifdef INEXACT
-				atomic { futex_cmp_requeue(SEQ, bseq, BCAST_WAKE, M, ALL, rr, fw_k); fw_k = 0 };
+				atomic { futex_cmp_requeue(SEQ, bseq, 1, M, ALL, rr, fw_k); fw_k = 0 };
 				bdone = (rr == F_OK)
 #else
 #ifdef RQ_ONE_COUNT
@@ -405,7 +459,7 @@ inline cond_broadcast()
 				atomic { c_rq_busy++; rq_bump() };
 #endif
 				/* n = fthr_futex_cmp_requeue(...) */
-				atomic { futex_cmp_requeue(SEQ, bseq, BCAST_WAKE, M, ALL, rr, wn);
+				atomic { futex_cmp_requeue(SEQ, bseq, 1, M, ALL, rr, wn);
 					bdone = (rr == F_OK); rr = 0 };
 #ifndef RQ_ONE_COUNT
 				c_rq_busy--;		/* fetch_add(&c->rq_done, 1) */
@@ -475,7 +529,8 @@ active [NWAIT] proctype waiter()
 	CONSUME;
 	mutex_unlock();
 out:
-	finished++
+	finished++;
+	exact_at_end()
 }
 
 /* signaller j makes waiters j, j + NSIG, ... ready, one at a time */
@@ -503,5 +558,6 @@ active [NSIG] proctype signaller()
 		k = k + NSIG
 	:: else -> break
 	od;
-	finished++
+	finished++;
+	exact_at_end()
 }

@@ -41,6 +41,11 @@
  *               RECHECK_OK (no budget: a model's predicate) a sleeper whose
  *                         sleep has a bound returns F_RECHECK once nothing
  *                         else can happen
+ *               RESTARTS  a sleeper is interrupted and its call restarted
+ *                         by the kernel (SA_RESTART, a stop signal, the
+ *                         retry after a wake-up that found it still
+ *                         queued): the same wait again on the word it was
+ *                         called with, wherever a requeue had moved it
  *               CANCELS   (cancelable wait only) the thread is cancelled
  *                         while asleep, or after the wait returned but
  *                         before the cancel type is set back (host.c: the
@@ -69,6 +74,9 @@
 #ifndef CANCELS
 #define CANCELS 0
 #endif
+#ifndef RESTARTS
+#define RESTARTS 0
+#endif
 
 /* return values (the errno numbers fthr returns) */
 #define F_OK		0
@@ -90,6 +98,7 @@ byte spur_left = SPURIOUS;	/* budgets of the optional events */
 byte eintr_left = EINTRS;
 byte tmo_left = TIMEOUTS;
 byte cancel_left = CANCELS;
+byte restart_left = RESTARTS;
 
 /* scratch of the atomic kernel operations (always 0 between operations,
  * so they add nothing to the state space) */
@@ -213,24 +222,39 @@ inline futex_pick(addr, n, addr2, nmove, cnt)
  * sequence an executable option would be taken at once). */
 #define F_ASLEEP	254	/* model only: enqueued, not yet returned */
 
-inline futex_sleep(ret, timed, cancelable)
+inline futex_sleep(ret, timed, cancelable, addr, expect)
 {
-	if
-	:: fsleep[_pid] == 0 -> ret = F_OK	/* woken: dequeued by a waker */
+	do
+	:: fsleep[_pid] == 0 -> ret = F_OK; break	/* woken: dequeued by a waker */
 	:: atomic { spur_left > 0 && fsleep[_pid] != 0 ->
-		spur_left--; FQ_DEQUEUE(); fsleep[_pid] = 0; ret = F_OK }
+		spur_left--; FQ_DEQUEUE(); fsleep[_pid] = 0; ret = F_OK }; break
 	:: atomic { eintr_left > 0 && fsleep[_pid] != 0 ->
-		eintr_left--; FQ_DEQUEUE(); fsleep[_pid] = 0; ret = F_EINTR }
+		eintr_left--; FQ_DEQUEUE(); fsleep[_pid] = 0; ret = F_EINTR }; break
 	:: atomic { timed && tmo_left > 0 && fsleep[_pid] != 0 ->
-		tmo_left--; FQ_DEQUEUE(); fsleep[_pid] = 0; ret = F_ETIMEDOUT }
+		tmo_left--; FQ_DEQUEUE(); fsleep[_pid] = 0; ret = F_ETIMEDOUT }; break
 	:: atomic { cancelable && cancel_left > 0 && fsleep[_pid] != 0 ->
-		cancel_left--; FQ_DEQUEUE(); fsleep[_pid] = 0; ret = F_CANCELLED }
+		cancel_left--; FQ_DEQUEUE(); fsleep[_pid] = 0; ret = F_CANCELLED }; break
 	/* a sleep bounded in time (RECHECK_OK, a model's option: true for the
 	 * sleepers whose sleep has a bound): once nothing else can happen
 	 * (Promela's timeout), the bound passes */
 	:: atomic { RECHECK_OK && timeout && fsleep[_pid] != 0 ->
-		FQ_DEQUEUE(); fsleep[_pid] = 0; ret = F_RECHECK }
-	fi
+		FQ_DEQUEUE(); fsleep[_pid] = 0; ret = F_RECHECK }; break
+	/* interrupted and restarted (a handler with SA_RESTART, a stop and
+	 * continue, the kernel's retry after a wake-up that dequeued
+	 * nothing): off whatever queue it is on -- the word it waited on, or
+	 * the one a requeue moved it to -- and the same wait again, on the
+	 * word it was called with: EAGAIN if that moved, else asleep there */
+	:: atomic { restart_left > 0 && fsleep[_pid] != 0 ->
+		restart_left--; FQ_DEQUEUE(); fsleep[_pid] = 0;
+		if
+		:: mem[addr] != expect -> ret = F_EAGAIN
+		:: else -> fsleep[_pid] = addr; FQ_ENQUEUE()
+		fi };
+		if
+		:: ret == F_EAGAIN -> break
+		:: else -> skip
+		fi
+	od
 }
 
 inline futex_wait(addr, expect, ret, timed)
@@ -242,7 +266,7 @@ inline futex_wait(addr, expect, ret, timed)
 		fi
 	};
 	if
-	:: ret == F_ASLEEP -> futex_sleep(ret, timed, 0)
+	:: ret == F_ASLEEP -> futex_sleep(ret, timed, 0, addr, expect)
 	:: else -> skip
 	fi
 }
@@ -260,7 +284,7 @@ inline futex_wait_cancelable(addr, expect, ret, timed)
 		fi
 	};
 	if
-	:: ret == F_ASLEEP -> futex_sleep(ret, timed, 1)
+	:: ret == F_ASLEEP -> futex_sleep(ret, timed, 1, addr, expect)
 	:: else -> skip
 	fi;
 	if

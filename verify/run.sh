@@ -47,15 +47,14 @@ robust|robust.pml|-DTIMEOUTS=1|safety||ok|
 robust-4threads|robust.pml|-DNTHR=4 -DITERS=1|safety||ok|
 robust-two-deaths|robust.pml|-DDEATHS=2|safety||ok|
 cond|cond.pml|-DTIMEOUTS=1 -DCANCELS=1|safety||ok|
-cond-spurious|cond.pml|-DSPURIOUS=1 -DEINTRS=1|safety||ok|
+cond-spurious|cond.pml|-DSPURIOUS=1 -DEINTRS=1 -DRESTARTS=1|safety||ok|
 cond-flags|cond.pml|-DFLAGS -DTIMEOUTS=1 -DCANCELS=1|safety||ok|
 cond-signal-unlocked|cond.pml|-DSIG_UNLOCKED -DONLY_SIGNAL -DTIMEOUTS=1 -DCANCELS=1|safety||ok|
-cond-shared-unlocked|cond.pml|-DSHARED -DFLAGS -DSIG_UNLOCKED -DTIMEOUTS=1 -DCANCELS=1|safety||ok|
 cond-bcast-unlocked|cond.pml|-DFLAGS -DSIG_UNLOCKED -DTIMEOUTS=1 -DCANCELS=1|safety||ok|
 cond-bcast-unlocked-fifo|cond.pml|-DFLAGS -DSIG_UNLOCKED -DFUTEX_FIFO|quick||ok|
 cond-2bcast-timeouts|cond.pml|-DFLAGS -DSIG_UNLOCKED -DNSIG=2 -DTIMEOUTS=1|large||ok|
 cond-2bcast-cancels|cond.pml|-DFLAGS -DSIG_UNLOCKED -DNSIG=2 -DCANCELS=1|safety||ok|
-cond-bcast-wake2|cond.pml|-DBCAST_WAKE=2 -DFLAGS -DSIG_UNLOCKED -DTIMEOUTS=1 -DCANCELS=1|safety||ok|
+cond-restarts|cond.pml|-DFLAGS -DSIG_UNLOCKED -DRESTARTS=2 -DTIMEOUTS=1|safety||ok|
 rwlock|rwlock.pml|-DTIMEOUTS=1|quick||ok|
 rwlock-2writers|rwlock.pml|-DNR=1 -DNW=2 -DTIMEOUTS=1|quick||ok|
 rwlock-readerpref|rwlock.pml|-DPREFER_READER -DTIMEOUTS=1|quick||ok|
@@ -85,9 +84,11 @@ barrier-3rounds|barrier.pml|-DITERS=3 -DSPURIOUS=1|quick||ok|
 barrier-over-count|barrier.pml|-DNTHR=4 -DCOUNT=2 -DITERS=1 -DSPURIOUS=1|safety||ok|
 barrier-over-count-2rounds|barrier.pml|-DNTHR=3 -DCOUNT=2 -DITERS=2 -DSPURIOUS=1 -DSTRAND|quick|-E|ok|
 barrier-count1|barrier.pml|-DNTHR=3 -DCOUNT=1 -DITERS=2|quick||ok|
-realbug/cond-bcast-unlocked|cond.pml|-DRQ_SEQ -DFLAGS -DSIG_UNLOCKED -DFUTEX_FIFO|quick||err|invalid end state
-realbug/cond-requeue-count|cond.pml|-DRQ_ONE_COUNT -DFLAGS -DSIG_UNLOCKED -DTIMEOUTS=1|quick||err|assertion violated
-realbug/cond-requeue-count-lost|cond.pml|-DRQ_ONE_COUNT -DNO_INVARIANTS -DFLAGS -DSIG_UNLOCKED -DTIMEOUTS=1|quick||err|invalid end state
+realbug/cond-bcast-unlocked|cond.pml|-DRQ_SEQ -DNO_EXACT_CHECK -DFLAGS -DSIG_UNLOCKED -DFUTEX_FIFO|quick||err|invalid end state
+realbug/cond-requeue-count|cond.pml|-DRQ_ONE_COUNT -DNO_EXACT_CHECK -DFLAGS -DSIG_UNLOCKED -DTIMEOUTS=1|quick||err|assertion violated
+realbug/cond-requeue-count-lost|cond.pml|-DRQ_ONE_COUNT -DNO_EXACT_CHECK -DNO_INVARIANTS -DFLAGS -DSIG_UNLOCKED -DTIMEOUTS=1|quick||err|invalid end state
+realbug/cond-requeue-creep|cond.pml|-DREQUEUE|quick||err|assertion violated
+realbug/cond-requeue-restart|cond.pml|-DREQUEUE -DNO_EXACT_CHECK -DFLAGS -DSIG_UNLOCKED -DRESTARTS=1|quick||err|invalid end state
 realbug/barrier-over-count|barrier.pml|-DTWO_WORDS -DNTHR=4 -DCOUNT=2 -DITERS=1|quick||err|assertion violated
 realbug/barrier-over-count-lost|barrier.pml|-DTWO_WORDS -DNTHR=4 -DCOUNT=2 -DITERS=1 -DNO_ROUND_CHECK|quick||err|invalid end state
 realbug/rwlock-bias-recursive|rwlock_bias.pml|-DREVOKE_HOLDING_WRITER -DRECURSIVE_READ -DNSLOT=2 -DNR=1|quick||err|invalid end state
@@ -99,7 +100,8 @@ check/robust-glibc-mixed|robust.pml|-DNGLIBC=2|quick||err|invalid end state
 check/rwlock-readerpref-ltl|rwlock.pml|-DPREFER_READER -DFOREVER -DLTL_WRITER -DSEQMOD=3 -DNOSPIN|liveness||err|acceptance cycle
 seeded/mutex_unlock_nowake|mutex.pml|-DSEED_UNLOCK_NOWAKE|quick||err|invalid end state
 seeded/cond_signal_noseq|cond.pml|-DSEED_SIGNAL_NOSEQ -DONLY_SIGNAL|quick||err|invalid end state
-seeded/cond_norequeue_check|cond.pml|-DSEED_NO_REQUEUE_CHECK -DFLAGS -DTIMEOUTS=1|quick||err|assertion violated
+seeded/cond_norequeue_check|cond.pml|-DREQUEUE -DNO_EXACT_CHECK -DSEED_NO_REQUEUE_CHECK -DFLAGS -DTIMEOUTS=1|quick||err|assertion violated
+seeded/cond_double_out|cond.pml|-DSEED_DOUBLE_OUT|quick||err|assertion violated
 seeded/rwlock_seq_late|rwlock.pml|-DSEED_SEQ_LATE|quick||err|invalid end state
 seeded/rwlock_pending_noresleep|rwlock.pml|-DPRIVATE -DSEED_PENDING_NORESLEEP -DNR=1 -DNW=2|quick||err|invalid end state
 seeded/rwlock_bias_noreread|rwlock_bias.pml|-DSEED_NOREREAD|quick||err|assertion violated
