@@ -125,22 +125,14 @@ class CondPrinter(Printer):
         if wrefs & 1:  # glibc's process-shared mark (lib/thr_cond.c)
             return ("fthr cond (process-shared, glibc's condition variable): "
                     "%d waiter reference(s), %s" % (wrefs >> 3, CLOCKS[(wrefs >> 1) & 1]))
-        seq, waiters, flags, rq_begun = words(b[0:16], "iiii")
-        ptr_size = gdb.lookup_type("void").pointer().sizeof
-        mutex = words(b[16:16 + ptr_size], "Q" if ptr_size == 8 else "I")[0]
-        off = 16 + ptr_size
-        sleepers, rq_done = words(b[off:off + 8], "ii")
+        seq, waiters, flags, sleepers = words(b[0:16], "iiii")
         clock = CLOCKS.get(flags >> 1, "clock %d" % (flags >> 1))
         s = "fthr cond (%s%s): " % (clock, ", process-shared" if flags & 1 else "")
         if waiters == 0:
             s += "no waiters"
         else:
-            where = gdb.Value(mutex).cast(gdb.lookup_type("void").pointer())
-            s += "%d waiter(s), %d asleep, mutex %s" % (waiters, sleepers, where)
-        s += ", seq %d" % seq
-        if rq_begun != rq_done:
-            s += ", a broadcast requeues"
-        return s
+            s += "%d waiter(s), %d asleep" % (waiters, sleepers)
+        return s + ", seq %d" % seq
 
 
 class RwlockPrinter(Printer):

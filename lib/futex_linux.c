@@ -4,7 +4,8 @@
  * Waits use FUTEX_WAIT_BITSET with FUTEX_BITSET_MATCH_ANY so the deadline is
  * absolute, on CLOCK_MONOTONIC by default or CLOCK_REALTIME with
  * FUTEX_CLOCK_REALTIME (a realtime wait follows settimeofday, a monotonic one
- * does not). Wakes are plain FUTEX_WAKE, which matches any bitset. FUTEX_PRIVATE_FLAG unless the object is pshared.
+ * does not). Wakes are plain FUTEX_WAKE, which matches any bitset.
+ * FUTEX_PRIVATE_FLAG unless the object is pshared.
  */
 #include "config.h"
 #include <linux/futex.h>

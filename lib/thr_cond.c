@@ -33,8 +33,8 @@
  * checks both). This holds through the kernel's restarts too: a wait
  * interrupted by a handler with SA_RESTART (or a stop signal) is taken
  * off the queue and compares seq again, and it was not counted out.
- * No requeue onto the mutex (up to the eighteenth session a broadcast
- * woke one and moved the rest): a waiter cannot tell whether a requeue
+ * No requeue onto the mutex (until 2026-12-04 a broadcast woke one and
+ * moved the rest): a waiter cannot tell whether a requeue
  * moved it, and two real bugs came of guessing (verify/README.md, real
  * bug 6): sleepers crept up without bound (to 290 in a Ruby Thread.pass
  * run, each a futex system call in every later signal), and a moved
@@ -331,7 +331,8 @@ FTHR_HIDDEN int fthr_cond_broadcast(pthread_cond_t *cv)
 	if (fthr_drain_count(&c->waiters) == 0)
 		return 0;
 	__atomic_fetch_add(&c->seq, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&c->sleepers, __ATOMIC_SEQ_CST) > 0) /* else spinners see seq move */
+	/* (no sleeper: spinners see seq move) */
+	if (__atomic_load_n(&c->sleepers, __ATOMIC_SEQ_CST) > 0)
 		count_out(c, fthr_futex_wake(&c->seq, INT_MAX, c->flags & CF_SHARED));
 	return 0;
 }

@@ -42,7 +42,7 @@ for s in $suites; do
 	summary=$(grep '^[0-9]*%: Checks' "$out/$s/suite.out")
 	# memcheck's verdict on fthr decides: Valgrind runs one thread at a
 	# time, so the suites' timing checks (a join within 5 s, how many
-	# context switches a requeue saves) may fail there, and are shown
+	# items a wake-up batches) may fail there, and are shown
 	if [ "$mine" = 0 ] && [ -n "$summary" ] && [ "$st" != 124 ]; then
 		echo "ok $s: $n processes, 0 memcheck errors in fthr ($others in all; suite under memcheck: $summary)"
 		grep ':[FE]:' "$out/$s/suite.out" | sed 's/^/    (timing) /'
