@@ -1830,8 +1830,8 @@ static struct {
 	pthread_cond_t c;
 	long gen;
 	int stop;
-	volatile int kicking;
-	volatile long kicks, handled;
+	int kicking;	   /* atomic: the kicker runs while it is set */
+	long kicks, handled; /* atomic */
 } dr;
 
 static void dr_handler(int sig)
@@ -1859,10 +1859,10 @@ static void *dr_kicker(void *arg)
 {
 	pthread_t *t = arg;
 
-	while (dr.kicking) {
+	while (__atomic_load_n(&dr.kicking, __ATOMIC_RELAXED)) {
 		for (int i = 0; i < DR_THREADS; i++)
 			if (pthread_kill(t[i], SIGUSR1) == 0)
-				dr.kicks++;
+				__atomic_fetch_add(&dr.kicks, 1, __ATOMIC_RELAXED);
 		usleep(100);
 	}
 	return NULL;
@@ -1885,12 +1885,12 @@ START_TEST(sleepers_stay_exact)
 	ck_assert_int_eq(sigaction(SIGUSR1, &sa, &old), 0);
 	for (i = 0; i < DR_THREADS; i++)
 		ck_assert_int_eq(pthread_create(&t[i], NULL, dr_thread, NULL), 0);
-	dr.kicking = _i;
+	__atomic_store_n(&dr.kicking, _i, __ATOMIC_RELAXED);
 	if (_i)
 		ck_assert_int_eq(pthread_create(&k, NULL, dr_kicker, t), 0);
 	usleep(500000);
 	if (_i) {
-		dr.kicking = 0;
+		__atomic_store_n(&dr.kicking, 0, __ATOMIC_RELAXED);
 		ck_assert_ptr_null(harness_join(k, 10));
 	}
 	pthread_mutex_lock(&dr.m);
@@ -1904,8 +1904,10 @@ START_TEST(sleepers_stay_exact)
 	left = cond_sleepers(&dr.c);
 	ck_assert_msg(gen > 100, "only %ld turns in 0.5 s", gen);
 	if (_i)
-		ck_assert_msg(dr.handled > 100, "only %ld of %ld signals handled",
-			      dr.handled, dr.kicks);
+		ck_assert_msg(__atomic_load_n(&dr.handled, __ATOMIC_RELAXED) > 100,
+			      "only %ld of %ld signals handled",
+			      __atomic_load_n(&dr.handled, __ATOMIC_RELAXED),
+			      __atomic_load_n(&dr.kicks, __ATOMIC_RELAXED));
 	ck_assert_msg(left == 0, "sleepers %d with nobody waiting, after %ld broadcasts",
 		      left, gen);
 	ck_assert_int_eq(pthread_cond_destroy(&dr.c), 0);
