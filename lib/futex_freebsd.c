@@ -22,7 +22,6 @@
  *    PI calls answer ENOTSUP.
  */
 #include "config.h"
-#include <limits.h>
 #include <stdint.h>
 #include "futex.h"
 

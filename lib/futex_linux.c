@@ -11,7 +11,6 @@
 #include <linux/futex.h>
 #include <sys/syscall.h>
 #include <fcntl.h>
-#include <limits.h>
 #include "futex.h"
 
 static inline int priv(int op, bool shared)
