@@ -71,8 +71,9 @@ FTHR_HIDDEN void fthr_pp_reapply(void);
  * *saved receives what fthr_mutex_cond_lock restores (recursion depth). */
 FTHR_HIDDEN int fthr_mutex_cond_unlock(pthread_mutex_t *m, unsigned *saved);
 
-/* Re-take m after a condition wait. 0, or EOWNERDEAD / ENOTRECOVERABLE
- * for a robust mutex. */
-FTHR_HIDDEN int fthr_mutex_cond_lock(pthread_mutex_t *m, unsigned saved);
+/* Re-take m after a condition wait; 'queue': take the word with SWAP(2)
+ * and sleep, no spin (a broadcast woke a herd: thr_cond.c). 0, or
+ * EOWNERDEAD / ENOTRECOVERABLE for a robust mutex. */
+FTHR_HIDDEN int fthr_mutex_cond_lock(pthread_mutex_t *m, unsigned saved, bool queue);
 
 #endif

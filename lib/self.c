@@ -73,7 +73,6 @@ void fthr_spin_yield_timed(void)
 int fthr_machine_crowded;
 static unsigned crowd_next;	/* CLOCK_MONOTONIC us (mod 2^32) of the next look */
 static bool crowd_off;		/* the system does not say: no more looks */
-static int crowd_cpus;		/* cpus online, 0 = not read yet */
 static int crowd_looker;	/* tid of the thread whose look is under way, or 0 */
 static int crowd_avg;		/* runnable threads, a moving average, x64 */
 
@@ -87,11 +86,22 @@ static int crowd_claim(int tid)
 	return held;
 }
 
+int fthr_cpus_online;
+
+FTHR_COLD int fthr_ncpus_read(void)
+{
+	int e = errno, n = (int)sysconf(_SC_NPROCESSORS_ONLN);
+
+	errno = e;
+	__atomic_store_n(&fthr_cpus_online, n, __ATOMIC_RELAXED);
+	return n;
+}
+
 FTHR_COLD void fthr_crowd_look(void)
 {
 	struct timespec t;
 	unsigned now, next = __atomic_load_n(&crowd_next, __ATOMIC_RELAXED);
-	int r, e;
+	int r, cpus;
 
 	fthr_self_rec.crowd_tick = FTHR_CROWD_TICK;
 	if (__atomic_load_n(&crowd_off, __ATOMIC_RELAXED))
@@ -107,16 +117,12 @@ FTHR_COLD void fthr_crowd_look(void)
 		return; /* another thread looks */
 	if (crowd_claim(fthr_tid()) != 0)
 		return; /* (a fork under way holds it) */
-	if (!crowd_cpus) {
-		e = errno;
-		crowd_cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
-		errno = e;
-	}
-	r = crowd_cpus > 0 ? fthr_os_runnable() : -1;
+	cpus = fthr_ncpus();
+	r = cpus > 0 ? fthr_os_runnable() : -1;
 	if (r < 0)
 		__atomic_store_n(&crowd_off, true, __ATOMIC_RELAXED);
 	__atomic_store_n(&fthr_machine_crowded,
-			 r >= 0 && fthr_crowd_judge(&crowd_avg, r, crowd_cpus),
+			 r >= 0 && fthr_crowd_judge(&crowd_avg, r, cpus),
 			 __ATOMIC_RELAXED);
 	__atomic_store_n(&crowd_looker, 0, __ATOMIC_RELEASE);
 }

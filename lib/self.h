@@ -196,6 +196,17 @@ static inline bool fthr_crowded(void)
 extern int fthr_machine_crowded FTHR_HIDDEN;
 FTHR_HIDDEN void fthr_crowd_look(void);
 
+/* cpus online (sysconf, read once; errno kept), or -1 if unknown */
+extern int fthr_cpus_online FTHR_HIDDEN;
+FTHR_HIDDEN int fthr_ncpus_read(void);
+
+static inline int fthr_ncpus(void)
+{
+	int n = a_load_relaxed(&fthr_cpus_online);
+
+	return n ? n : fthr_ncpus_read();
+}
+
 static inline bool fthr_machine_crowded_now(void)
 {
 	struct fthr_self *me = &fthr_self_rec;

@@ -15,7 +15,8 @@
  *            SWAP(2) returned 0 we own it, in state 2; futex_wait(word, 2) }.
  *   cond     condition variables release the mutex and re-take it the
  *            same way (a re-take spins without the patience: the
- *            signaller is about to let go).
+ *            signaller is about to let go), or, woken in a herd, with
+ *            SWAP(2) only: if that returned non-zero, sleep as above.
  *   unlock   SWAP(0); if the old value was 2, futex_wake(word, 1).
  *   plain    in a process with a single thread, a private mutex's word is
  *            read and written without atomic read-modify-writes (the same
@@ -385,7 +386,7 @@ int fthr_mutex_cond_unlock(pthread_mutex_t *m, unsigned *saved)
 	return 0;
 }
 
-int fthr_mutex_cond_lock(pthread_mutex_t *m, unsigned saved)
+int fthr_mutex_cond_lock(pthread_mutex_t *m, unsigned saved, bool queue)
 {
 	volatile int *w = lockword(m);
 	int kind = mutex_kind(m), r;
@@ -403,8 +404,10 @@ int fthr_mutex_cond_lock(pthread_mutex_t *m, unsigned saved)
 		return r;
 	}
 	/* Like a plain lock, but it may spin at once, while the signaller
-	 * (typically about to wait itself, or to unlock) lets go. */
-	if (!fthr_lll_trylock(w) && !fthr_lll_spin(w, 0))
+	 * (typically about to wait itself, or to unlock) lets go; a herd's
+	 * waiter queues at once. */
+	if (queue ? a_swap_acquire(w, 2) != 0
+		  : !fthr_lll_trylock(w) && !fthr_lll_spin(w, 0))
 		fthr_lll_wait(w, kind & FTHR_MUTEX_PSHARED, CLOCK_MONOTONIC, NULL);
 	mutex_took(m, fthr_tid(), kind);
 	m->__data.__count = saved;

@@ -1073,20 +1073,31 @@ START_TEST(signal_not_taken_by_later_waiter)
 END_TEST
 
 /* ==== 7. broadcast wakes every waiter ==== */
-enum { BC_N = 8, BC_ROUNDS = 50 };
+/* Loops 0/1: 8 waiters, the broadcast inside / outside the mutex. Loops
+ * 2/3: a herd, more sleepers than twice the cpus, all asleep before each
+ * broadcast (fthr then marks the broadcast, and its sleepers re-take the
+ * mutex in the queue, SWAP(2), not with a spin: lib/thr_cond.c "herd").
+ * Every woken waiter checks that it holds the mutex alone. */
+enum { BC_N = 8, BC_MAX = 64, BC_ROUNDS = 50, BC_HERD_ROUNDS = 20 };
 static struct {
 	pthread_mutex_t m;
 	pthread_cond_t c;
-	int gen, arrived, woken;
+	int gen, arrived, woken, inside, overlaps;
 } bc;
+
+/* lib/thr_cond.c's struct cond: seq at byte 0, sleepers at 12, herd at 16 */
+static int cond_word(pthread_cond_t *c, int byte)
+{
+	return __atomic_load_n((int *)((char *)c + byte), __ATOMIC_SEQ_CST);
+}
 
 static void *bc_waiter(void *arg)
 {
-	int r, i = (int)(long)arg;
+	int r, i = (int)(long)arg, rounds = i >> 8;
 
 	if (pthread_mutex_lock(&bc.m))
 		return (void *)1;
-	for (r = 0; r < BC_ROUNDS; r++) {
+	for (r = 0; r < rounds; r++) {
 		int g = bc.gen;
 
 		bc.arrived++;
@@ -1103,6 +1114,12 @@ static void *bc_waiter(void *arg)
 			if (e)
 				return (void *)2;
 		}
+		/* alone in here, for a while (another holder would see it) */
+		if (bc.inside++)
+			bc.overlaps++;
+		for (volatile int k = 0; k < 200; k++)
+			;
+		bc.inside--;
 		bc.woken++;
 	}
 	pthread_mutex_unlock(&bc.m);
@@ -1111,32 +1128,52 @@ static void *bc_waiter(void *arg)
 
 START_TEST(broadcast_wakes_all)
 {
-	int outside = _i, r, i;
-	pthread_t t[BC_N];
+	int outside = _i & 1, herd = _i >= 2, r, i, n = BC_N;
+	int rounds = herd ? BC_HERD_ROUNDS : BC_ROUNDS;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	pthread_t t[BC_MAX];
 
+	if (herd) {
+		n = cpus > 0 && 2 * cpus + 4 < BC_MAX ? 2 * (int)cpus + 4 : BC_MAX;
+		if (n <= 2 * cpus)
+			return; /* (more than 30 cpus: no herd this size) */
+	}
 	memset(&bc, 0, sizeof(bc));
 	init_mutex(&bc.m, PTHREAD_MUTEX_NORMAL, PTHREAD_PROCESS_PRIVATE);
 	ck_assert_int_eq(pthread_cond_init(&bc.c, NULL), 0);
-	for (i = 0; i < BC_N; i++)
-		ck_assert_int_eq(pthread_create(&t[i], NULL, bc_waiter, (void *)(long)i), 0);
-	for (r = 1; r <= BC_ROUNDS; r++) {
-		ck_assert_msg(POLL_UNTIL(&bc.m, bc.arrived == BC_N * r, 5000),
+	for (i = 0; i < n; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, bc_waiter,
+						(void *)(long)(i | rounds << 8)), 0);
+	for (r = 1; r <= rounds; r++) {
+		ck_assert_msg(POLL_UNTIL(&bc.m, bc.arrived == n * r, 5000),
 			      "round %d: waiters did not all arrive", r);
+		if (herd)
+			ck_assert_msg(POLL_UNTIL(&bc.m, cond_word(&bc.c, 12) == n, 5000),
+				      "round %d: %d of %d waiters asleep", r,
+				      cond_word(&bc.c, 12), n);
 		pthread_mutex_lock(&bc.m);
-		ck_assert_int_eq(bc.woken, BC_N * (r - 1));
+		ck_assert_int_eq(bc.woken, n * (r - 1));
 		bc.gen++;
 		if (!outside)
 			ck_assert_int_eq(pthread_cond_broadcast(&bc.c), 0);
+		if (herd && !outside)
+			ck_assert_msg(cond_word(&bc.c, 16) == cond_word(&bc.c, 0),
+				      "round %d: a broadcast to %d sleepers (%ld cpus) "
+				      "was not marked a herd", r, n, cpus);
 		pthread_mutex_unlock(&bc.m);
 		if (outside)
 			ck_assert_int_eq(pthread_cond_broadcast(&bc.c), 0);
-		ck_assert_msg(POLL_UNTIL(&bc.m, bc.woken == BC_N * r, 1000),
+		ck_assert_msg(POLL_UNTIL(&bc.m, bc.woken == n * r, 5000),
 			      "round %d: broadcast woke only %d of %d waiters", r,
-			      bc.woken - BC_N * (r - 1), BC_N);
+			      bc.woken - n * (r - 1), n);
 	}
-	for (i = 0; i < BC_N; i++)
+	for (i = 0; i < n; i++)
 		ck_assert_ptr_null(harness_join(t[i], 5));
-	ck_assert_int_eq(bc.woken, BC_N * BC_ROUNDS);
+	ck_assert_int_eq(bc.woken, n * rounds);
+	ck_assert_int_eq(bc.overlaps, 0);
+	ck_assert_int_eq(cond_word(&bc.c, 12), 0);
+	/* the mutex is free and unmarked: nobody left asleep on it */
+	ck_assert_int_eq(__atomic_load_n(&bc.m.__data.__lock, __ATOMIC_SEQ_CST), 0);
 	ck_assert_int_eq(pthread_cond_destroy(&bc.c), 0);
 }
 END_TEST
@@ -1687,11 +1724,11 @@ END_TEST
 
 
 /* ==== 11. sleepers are counted out by their waker ==== */
-/* lib/thr_cond.c's struct cond: sleepers at byte 12 -- the waiters in
- * futex_wait that no wake-up has taken off the futex queue yet. */
+/* sleepers (byte 12): the waiters in futex_wait that no wake-up has
+ * taken off the futex queue yet. */
 static int cond_sleepers(pthread_cond_t *c)
 {
-	return __atomic_load_n((int *)((char *)c + 12), __ATOMIC_SEQ_CST);
+	return cond_word(c, 12);
 }
 
 static struct {
@@ -1996,7 +2033,7 @@ int main(void)
 	tcase_add_test(tc, lost_wakeup_stress);
 	tc = harness_tcase(s, "ordering", 30);
 	tcase_add_loop_test(tc, signal_not_taken_by_later_waiter, 0, 2);
-	tcase_add_loop_test(tc, broadcast_wakes_all, 0, 2);
+	tcase_add_loop_test(tc, broadcast_wakes_all, 0, 4);
 	tc = harness_tcase(s, "pshared", 30);
 	tcase_add_loop_test(tc, pshared_fork, 0, 3);
 	tc = harness_tcase(s, "cancel", 30);

@@ -7,9 +7,10 @@
  *                         mutex_spin), else fthr_lll_wait
  *   fthr_mutex_trylock    CAS 0->1 or EBUSY
  *   fthr_mutex_timedlock  as lock, but the sleep may time out (ETIMEDOUT)
- * (fthr_mutex_cond_lock, a condition variable's re-take, is lock's CAS,
- * spin and wait; until the nineteenth session it had a SWAP(2)-only form
- * for waiters a broadcast requeued onto the word, a fifth call here.)
+ *   fthr_mutex_cond_lock  (queue) a condition variable's re-take after a
+ *                         broadcast that woke a herd: SWAP(2) only, then
+ *                         fthr_lll_wait (without 'queue' it is lock's CAS,
+ *                         spin and wait, already modelled above)
  * then, if they got it, run the critical section and fthr_mutex_unlock.
  *
  * Checked: mutual exclusion (assert in the critical section), and no
@@ -96,6 +97,18 @@ inline mutex_trylock(got)
 	got = ok; ok = 0
 }
 
+/* fthr_mutex_cond_lock(m, saved, queue = true): a_swap_acquire(w, 2) != 0
+ * -> fthr_lll_wait (untimed) */
+inline mutex_cond_lock_queue(got)
+{
+	atomic { lold = mem[M]; mem[M] = 2 };
+	if
+	:: lold != 0 -> lold = 0; lll_wait(M, 0, lret); lret = 0
+	:: else -> skip
+	fi;
+	got = 1
+}
+
 /* fthr_mutex_unlock -> mutex_release -> fthr_lll_unlock */
 inline mutex_unlock()
 {
@@ -121,6 +134,7 @@ active [NTHR] proctype thread()
 		:: true -> mutex_lock(0, got)
 		:: true -> mutex_lock(1, got)	/* timedlock */
 		:: true -> mutex_trylock(got)
+		:: true -> mutex_cond_lock_queue(got)
 		fi;
 		if
 		:: got ->
