@@ -12,7 +12,8 @@
  * empty) and each child WRITERS threads doing K write transactions (each
  * increments the key "counter" and the thread's own key) and READERS threads
  * doing RTXN read transactions (each checks that its snapshot is consistent:
- * "counter" equals the sum of the per-thread keys, and never goes back).
+ * "counter" equals the sum of the per-thread keys, and never goes back but
+ * after LMDB's own meta-page race, see reader()).
  * All threads of all children wait on one pipe; the driver times from
  * closing it to the last child's exit, then checks counter == processes *
  * WRITERS * K and each per-thread key == K exactly, and prints
