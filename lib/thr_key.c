@@ -84,7 +84,7 @@ static FTHR_NOINLINE void *getspecific_slow(pthread_key_t k)
 	return s.data && *s.seq == key_seq[k] ? *s.data : NULL;
 }
 
-FTHR_HIDDEN void *fthr_getspecific(pthread_key_t k)
+FTHR_HIDDEN FTHR_LINE_ALIGNED void *fthr_getspecific(pthread_key_t k)
 {
 	if (likely(k < FTHR_TSD_INLINE) &&
 	    likely(fthr_self_rec.tsd_epoch == a_load_relaxed(&key_epoch)))
