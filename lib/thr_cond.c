@@ -31,11 +31,11 @@
  * mutex at once, and a spin for it only takes the cpu from the one that
  * holds it, then a yield hands it to a third: so they queue at once, as
  * glibc's waiters do, and each unlock wakes the next (bench/fthr-bench
- * broadcast, 2 cpus, fthr/glibc, 15 rounds in 3 layouts: 16 waiters
- * 0.70-0.81 -> 0.87-0.96, 32 waiters 0.69-0.70 -> 0.86-0.90, 64 waiters
- * 0.69-0.77 -> 0.77-0.80). A smaller crowd spins: Ruby's Thread.pass
+ * broadcast, 2 cpus, fthr/glibc, 15 rounds, the default layout built
+ * twice and -falign-functions=64: 16 waiters 0.70-0.81 -> 0.87-0.96, 32
+ * waiters 0.69-0.70 -> 0.86-0.90, 64 waiters 0.69-0.77 -> 0.77-0.80). A smaller crowd spins: Ruby's Thread.pass
  * broadcasts to 3 sleepers in 9% of its broadcasts, and queueing those
- * (a herd of more than 2, not 4) cost it 9-14% of its passes/s.
+ * (a herd of more than 2, not 4) cost it 9-20% of its passes/s.
  * Who counts a sleeper out: a wait that returns 0 was taken off the queue
  * by a wake (futex.h: fthr_futex_counts_exact), whose caller subtracts
  * it; a wait that returns anything else (EAGAIN, ETIMEDOUT, EINTR) was
