@@ -355,6 +355,74 @@ static int bench_queue(int argc, char **argv)
 	return 0;
 }
 
+/* a stream: one producer that never waits, spending WORK units on each item
+ * outside the mutex and signalling once per item; C consumers take every
+ * item there is at each wake-up (a log writer, an event loop's queue) */
+static long st_produced, st_taken, st_items, st_wakeups;
+static int st_done;
+static pthread_cond_t st_c = PTHREAD_COND_INITIALIZER;
+static int st_work;
+
+static void *st_producer(void *arg)
+{
+	unsigned long x = 1;
+
+	(void)arg;
+	for (long i = 0; i < st_items; i++) {
+		pthread_mutex_lock(&pm);
+		st_produced++;
+		pthread_cond_signal(&st_c);
+		pthread_mutex_unlock(&pm);
+		x = burn(x, st_work);
+	}
+	sink = x;
+	pthread_mutex_lock(&pm);
+	st_done = 1; /* the end, for every consumer */
+	pthread_cond_broadcast(&st_c);
+	pthread_mutex_unlock(&pm);
+	return NULL;
+}
+
+static void *st_consumer(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&pm);
+	for (;;) {
+		while (st_produced == st_taken && !st_done)
+			pthread_cond_wait(&st_c, &pm);
+		if (st_produced == st_taken)
+			break;
+		st_wakeups++;
+		st_taken = st_produced;
+	}
+	pthread_mutex_unlock(&pm);
+	return NULL;
+}
+
+static int bench_stream(int argc, char **argv)
+{
+	int c = argc > 0 ? atoi(argv[0]) : 1, i;
+	pthread_t t[64];
+	char extra[64];
+	double t0;
+
+	st_work = argc > 1 ? atoi(argv[1]) : 64;
+	st_items = argc > 2 ? atol(argv[2]) : 400000;
+	if (c < 1 || c > 63)
+		c = 1;
+	t0 = now(CLOCK_MONOTONIC);
+	for (i = 0; i < c; i++)
+		pthread_create(&t[i], NULL, st_consumer, NULL);
+	pthread_create(&t[c], NULL, st_producer, NULL);
+	for (i = 0; i <= c; i++)
+		pthread_join(t[i], NULL);
+	if (st_produced != st_items || st_taken != st_items)
+		violation("items taken", st_taken, st_items);
+	snprintf(extra, sizeof(extra), "items/wake-up=%.1f", (double)st_items / st_wakeups);
+	result(st_items / (now(CLOCK_MONOTONIC) - t0), "items/s", extra);
+	return 0;
+}
+
 /* broadcast to W waiters: time until the last one holds the mutex */
 static int bw_waiting, bw_gen, bw_done;
 static void *bwaiter(void *arg)
@@ -715,6 +783,7 @@ static const struct bench benches[] = {
 	{ "contend", bench_contend, "THREADS tiny|1us [SECONDS]" },
 	{ "cond_pingpong", bench_cond_pingpong, "none|same|diff [ROUNDS]" },
 	{ "queue", bench_queue, "PRODUCERS CONSUMERS [ITEMS]" },
+	{ "stream", bench_stream, "CONSUMERS [WORK, default 64] [ITEMS]" },
 	{ "broadcast", bench_broadcast, "WAITERS [ROUNDS]" },
 	{ "rwlock", bench_rwlock, "THREADS WRITE_PERCENT [SECONDS [WORK, default 20; 0: tiny sections]]" },
 	{ "sem_pingpong", bench_sem_pingpong, "none|same|diff [ROUNDS]" },

@@ -164,6 +164,8 @@ table_head "3. Condition variables"
 for p in none same diff; do bench cond_pingpong "cond ping-pong, pinned $p" lo cond_pingpong $p $((r / 2)); done
 bench queue "bounded queue 1+1" hi queue 1 1 $((r * 4))
 bench queue "bounded queue 4+4" hi queue 4 4 $((r * 4))
+# a producer that never waits (64 units of work an item, outside the mutex)
+for c in 1 2 4; do bench stream "stream, free-running producer + $c consumer(s)" hi stream $c 64 $((r * 10 / c)); done
 bench broadcast "broadcast wake-all, 8 waiters" lo broadcast 8 $((r / 1000 + 20))
 bench broadcast "broadcast wake-all, 32 waiters" lo broadcast 32 $((r / 2000 + 10))
 
@@ -223,6 +225,7 @@ bench corunner "rwlock 1% writes, 8 threads" hi rwlock 8 1 $secs
 bench corunner "rwlock 1% writes, tiny sections, 8 threads" hi rwlock 8 1 $secs 0
 bench corunner "rwlock 50% writes, 8 threads" hi rwlock 8 50 $secs
 bench corunner "bounded queue 4+4" hi queue 4 4 $((r * 2))
+bench corunner "stream, free-running producer + 1 consumer" hi stream 1 64 $((r * 5))
 bench corunner "cond ping-pong, pinned none" lo cond_pingpong none $((r / 10))
 bench corunner "sem ping-pong, pinned none" lo sem_pingpong none $((r / 10))
 kill $hogs 2>/dev/null; wait $hogs 2>/dev/null; trap - EXIT
