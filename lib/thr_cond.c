@@ -237,8 +237,8 @@ static FTHR_COLD void cond_probe(struct cond *c, struct fthr_self *me)
  *   futex_wake and a futex_wait per item. Unless it has a deadline, it
  *   naps FTHR_COND_NAP_NS (plus the timer slack) before it takes the
  *   mutex, a descheduling it chose, while the producer runs free (a
- *   producer spending 100 ns an item: 2-6 items per wake-up without the
- *   nap, 200-600 with, glibc about 100; tests/t_cond.c). It has its
+ *   producer spending 100 ns an item, pinned: 2-7 items per wake-up without the
+ *   nap, 160-600 with, glibc 60-150; tests/t_cond.c). It has its
  *   signal, and is on no queue; only the sole waiter naps (with others
  *   waiting, they would take the items it leaves). Nothing sent
  *   meanwhile: nothing to batch, spin again.
