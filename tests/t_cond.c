@@ -1951,6 +1951,70 @@ START_TEST(sleepers_stay_exact)
 }
 END_TEST
 
+/* Each signal wakes a sleeper of its own: n sleepers, all asleep, get n
+ * signals back to back (loop 0: under the mutex; 1: without it; 2: half of
+ * the sleepers in timed waits). The first wakes one sleeper, the others
+ * find it on its way back and leave their wake-ups to it, and each sleeper
+ * so woken wakes the next one owed (thr_cond.c, One wake-up in flight): all
+ * n must come back, with no further signal, and leave the cond's wake
+ * word clear. */
+enum { ES_SLEEPERS = 8 };
+static struct {
+	pthread_mutex_t m;
+	pthread_cond_t c;
+	int woke;
+} es;
+
+static void *es_waiter(void *arg)
+{
+	int r;
+
+	pthread_mutex_lock(&es.m);
+	if (arg) {
+		struct timespec dl = harness_deadline(CLOCK_REALTIME, 30000);
+
+		r = pthread_cond_timedwait(&es.c, &es.m, &dl);
+	} else {
+		r = pthread_cond_wait(&es.c, &es.m);
+	}
+	es.woke++;
+	pthread_mutex_unlock(&es.m);
+	return (void *)(long)r;
+}
+
+START_TEST(each_signal_wakes_a_sleeper_of_its_own)
+{
+	pthread_t t[ES_SLEEPERS];
+	int i;
+
+	ck_assert_int_eq(pthread_mutex_init(&es.m, NULL), 0);
+	ck_assert_int_eq(pthread_cond_init(&es.c, NULL), 0);
+	es.woke = 0;
+	for (i = 0; i < ES_SLEEPERS; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, es_waiter,
+						(void *)(long)(_i == 2 && (i & 1))), 0);
+	for (i = 0; i < 5000 && cond_sleepers(&es.c) < ES_SLEEPERS; i++)
+		usleep(1000);
+	ck_assert_msg(cond_sleepers(&es.c) == ES_SLEEPERS, "only %d of %d asleep after 5 s",
+		      cond_sleepers(&es.c), ES_SLEEPERS);
+	if (_i != 1)
+		pthread_mutex_lock(&es.m);
+	for (i = 0; i < ES_SLEEPERS; i++)
+		ck_assert_int_eq(pthread_cond_signal(&es.c), 0);
+	if (_i != 1)
+		pthread_mutex_unlock(&es.m);
+	for (i = 0; i < ES_SLEEPERS; i++)
+		ck_assert_msg(harness_join(t[i], 10) == NULL,
+			      "sleeper %d: not back 10 s after %d signals, or its wait failed", i,
+			      ES_SLEEPERS);
+	ck_assert_int_eq(es.woke, ES_SLEEPERS);
+	ck_assert_int_eq(cond_sleepers(&es.c), 0);
+	ck_assert_msg(cond_word(&es.c, 20) == 0, "wake word %#x with nobody waiting",
+		      cond_word(&es.c, 20));
+	ck_assert_int_eq(pthread_cond_destroy(&es.c), 0);
+}
+END_TEST
+
 /* A producer that never waits signals its one consumer once per item, and
  * spends BATCH_GAP_NS outside the mutex on each. A consumer that catches
  * every signal, by spinning or by a futex_wait that finds it already sent,
@@ -2092,6 +2156,7 @@ int main(void)
 	tcase_add_test(tc, signal_counts_out_the_sleeper_it_woke);
 	tcase_add_loop_test(tc, sleepers_stay_exact, 0, 2);
 	tcase_add_test(tc, woken_sleepers_that_time_out_are_counted_once);
+	tcase_add_loop_test(tc, each_signal_wakes_a_sleeper_of_its_own, 0, 3);
 	tc = harness_tcase(s, "batching", 30);
 	tcase_add_test(tc, free_running_signaller_batches_its_sole_waiter);
 	tc = harness_tcase(s, "destroy", 20);

@@ -61,6 +61,27 @@
  * requeued) took it with CAS 0->1, and the cancellation cleanup always
  * marked.
  *
+ * One wake-up in flight (thr_cond.c head comment; not with INEXACT or
+ * REQUEUE): c_fly and c_owed are the wake word's two fields. A signal
+ * that finds sleepers reads c_sleepers (a step), then in one atomic step
+ * (its CAS loop) either gives up (flying and owed >= the sleepers it
+ * read), owes one more (flying), or sets flying and runs wake_one: a
+ * counted wake, count_out, and if it woke nobody, the word cleared. back,
+ * run by a waiter whose wait returned 0 and by every cancelled one:
+ * flying and owed -> owed - 1 and wake_one; flying alone -> cleared.
+ * A broadcast leaves the word alone (clearing it would drop what a
+ * signal after it owes to a flying sleeper's back).
+ *   -DSEED_FLY_DROP  (seeded) back clears the word without paying what
+ *             is owed: a signal whose wake-up was left to a flying
+ *             sleeper is lost (run seeded/cond_fly_drop: invalid end
+ *             state).
+ *   -DSEED_WAKE_STORE  (seeded) may clear the word with a plain store
+ *             after a wake that woke nobody, the first form of wake_one: a
+ *             signal's debt to a sleeper that went to sleep in between is
+ *             lost (run seeded/cond_wake_store, -DSIG_UNLOCKED -DNSIG=2
+ *             -DTIMEOUTS=1: invalid end state; the model caught it in the
+ *             C code before it was committed).
+ *
  * Program (TOKENS, default): NWAIT waiters each do
  *     lock(m); while (tokens == 0) cond_[timed]wait(c, m); tokens--; unlock(m)
  * and NSIG signallers produce NWAIT tokens between them, each
@@ -171,6 +192,11 @@ bit c_mutex;			/* struct cond mutex != NULL */
 int c_rq_seq;			/* old struct cond rq_seq */
 #endif
 byte tokens;			/* the program's predicate, under the mutex */
+#if !defined(INEXACT) && !defined(REQUEUE)
+#define FLY
+bit c_fly;			/* struct cond wake bit 0: a wake-up in flight */
+byte c_owed;			/* struct cond wake >> 1: wake-ups owed */
+#endif
 byte holder;			/* _pid + 1 of the mutex holder (ghost) */
 byte finished;			/* threads finished (ghost) */
 
@@ -310,6 +336,48 @@ inline self_out()
 #define WAKE_OUT(n, wn)	futex_wake_cnt(SEQ, n, wn); count_out(wn)
 #endif
 
+#ifdef FLY
+/* thr_cond.c wake_one(c): futex_wake(&c->seq, 1) counted; count_out; if it
+ * woke nobody, a CAS: owed -> owed - 1 and wake again, or clear */
+inline wake_one()
+{
+	do
+	:: futex_wake_cnt(SEQ, 1, wn);
+		if
+		:: wn > 0 -> count_out(wn); break
+		:: else ->
+			if	/* the CAS: pay one owed meanwhile, or clear */
+			:: atomic { c_owed > 0 -> c_owed-- }
+#ifdef SEED_WAKE_STORE
+			/* SEEDED BUG: the first form, a plain store */
+			:: atomic { c_owed > 0 -> c_fly = 0; c_owed = 0 } -> break
+#endif
+			:: atomic { c_owed == 0 -> c_fly = 0 } -> break
+			fi
+		fi
+	od
+}
+
+/* thr_cond.c wake_back(c): if flying: owed ? owed -= 1, wake_one : clear */
+inline wake_back()
+{
+	if
+	:: atomic { c_fly && c_owed > 0 ->
+#ifdef SEED_FLY_DROP
+		/* SEEDED BUG: the debt is dropped, not paid */
+		c_fly = 0; c_owed = 0; pay = 0 } -> skip
+#else
+		c_owed--; pay = 1 } -> wake_one(); pay = 0
+#endif
+	:: atomic { c_fly && c_owed == 0 -> c_fly = 0 }
+	:: atomic { !c_fly -> skip }
+	fi
+}
+#define WAKE_BACK()	wake_back()
+#else
+#define WAKE_BACK()	skip
+#endif
+
 #ifdef RQ_SEQ
 /* old thr_cond.c requeued_since(c, seq): (int)(rq_seq - seq) > 0 */
 #define REQUEUED_SINCE(s) (c_rq_seq - (s) > 0)
@@ -354,6 +422,7 @@ inline cond_wait(timed, res)
 			self_out();		/* w->sleeping && !counts_exact */
 #endif
 			/* (exact counts: it stays counted, one too many at worst) */
+			WAKE_BACK();		/* if (counts_exact) wake_back(c) */
 			WAKE_OUT(1, wn);	/* pass on what we may have taken */
 			c_waiters--;		/* fthr_drain_leave */
 #ifdef RQ_SEQ
@@ -374,7 +443,8 @@ inline cond_wait(timed, res)
 		:: r != F_CANCELLED -> self_out()
 #else
 		:: r != F_CANCELLED && r != F_OK -> self_out()
-		:: r == F_OK			/* woken: its waker counted it out */
+		:: r == F_OK ->			/* woken: its waker counted it out */
+			WAKE_BACK()		/* wake_back(c) */
 #endif
 #else
 		/* old: counted out by a waker? r != 0 && rq_quiet &&
@@ -426,7 +496,18 @@ inline cond_signal()
 		mem[SEQ]++;			/* fetch_add(&c->seq, 1) */
 #endif
 		if
+#ifdef FLY
+		:: atomic { c_sleepers > 0 -> sn = c_sleepers } ->	/* n = load(&c->sleepers) */
+			/* signal_sleepers: the CAS loop's successful step */
+			if
+			:: atomic { c_fly && c_owed >= sn -> skip }
+			:: atomic { c_fly && c_owed < sn -> c_owed++ }
+			:: atomic { !c_fly -> c_fly = 1 } -> wake_one()
+			fi;
+			sn = 0
+#else
 		:: c_sleepers > 0 -> WAKE_OUT(1, wn)	/* count_out(c, futex_wake(&c->seq, 1)) */
+#endif
 		:: else -> skip
 		fi
 	fi
@@ -473,7 +554,8 @@ inline cond_broadcast()
 			if
 			:: !bdone -> WAKE_OUT(ALL, wn)	/* count_out(c, futex_wake(&c->seq, INT_MAX)) */
 			:: else -> skip
-			fi
+			fi;
+			skip			/* the wake word left alone */
 		fi
 	fi;
 	bseq = 0; rr = 0; bdone = 0
@@ -510,6 +592,7 @@ active [NWAIT] proctype waiter()
 	LLL_LOCALS;
 	byte s, r, slept, res;		/* with RQ_SEQ, slept is the old marked */
 	byte wn;			/* a wake's count (rq: rqs[_pid]) */
+	bit pay;			/* wake_back: a debt taken, to pay */
 
 	mutex_lock();				/* pthread_mutex_lock(m) */
 	do
@@ -538,6 +621,7 @@ active [NSIG] proctype signaller()
 {
 	LLL_LOCALS;
 	byte bseq, rr, bdone, k, wn;	/* wn: a wake's or requeue's count */
+	byte sn;			/* signal_sleepers: the sleepers it read */
 
 	k = _pid - NWAIT;
 	do

@@ -55,6 +55,7 @@ cond-bcast-unlocked-fifo|cond.pml|-DFLAGS -DSIG_UNLOCKED -DFUTEX_FIFO|quick||ok|
 cond-2bcast-timeouts|cond.pml|-DFLAGS -DSIG_UNLOCKED -DNSIG=2 -DTIMEOUTS=1|large||ok|
 cond-2bcast-cancels|cond.pml|-DFLAGS -DSIG_UNLOCKED -DNSIG=2 -DCANCELS=1|safety||ok|
 cond-restarts|cond.pml|-DFLAGS -DSIG_UNLOCKED -DRESTARTS=2 -DTIMEOUTS=1|safety||ok|
+cond-signallers-unlocked|cond.pml|-DSIG_UNLOCKED -DNSIG=2 -DTIMEOUTS=1|safety||ok|
 rwlock|rwlock.pml|-DTIMEOUTS=1|quick||ok|
 rwlock-2writers|rwlock.pml|-DNR=1 -DNW=2 -DTIMEOUTS=1|quick||ok|
 rwlock-readerpref|rwlock.pml|-DPREFER_READER -DTIMEOUTS=1|quick||ok|
@@ -100,6 +101,8 @@ check/robust-glibc-mixed|robust.pml|-DNGLIBC=2|quick||err|invalid end state
 check/rwlock-readerpref-ltl|rwlock.pml|-DPREFER_READER -DFOREVER -DLTL_WRITER -DSEQMOD=3 -DNOSPIN|liveness||err|acceptance cycle
 seeded/mutex_unlock_nowake|mutex.pml|-DSEED_UNLOCK_NOWAKE|quick||err|invalid end state
 seeded/cond_signal_noseq|cond.pml|-DSEED_SIGNAL_NOSEQ -DONLY_SIGNAL|quick||err|invalid end state
+seeded/cond_fly_drop|cond.pml|-DSEED_FLY_DROP -DONLY_SIGNAL|quick||err|invalid end state
+seeded/cond_wake_store|cond.pml|-DSEED_WAKE_STORE -DSIG_UNLOCKED -DNSIG=2 -DTIMEOUTS=1|quick||err|invalid end state
 seeded/cond_norequeue_check|cond.pml|-DREQUEUE -DNO_EXACT_CHECK -DSEED_NO_REQUEUE_CHECK -DFLAGS -DTIMEOUTS=1|quick||err|assertion violated
 seeded/cond_double_out|cond.pml|-DSEED_DOUBLE_OUT|quick||err|assertion violated
 seeded/rwlock_seq_late|rwlock.pml|-DSEED_SEQ_LATE|quick||err|invalid end state
