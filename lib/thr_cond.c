@@ -66,19 +66,18 @@
  * item, 2 cpus, items/s, fthr/glibc, 7 rounds, layouts A and B: 4
  * consumers 0.69-0.75 -> 3.9-4.1, 8 consumers 0.16-0.17 -> 2.6-2.9, on
  * a fifth to a seventeenth of the CPU time; bounded queue 4+4 1.6 ->
- * 2.4-2.7). glibc 2.36 gets there another way: a signal
- * that finds every waiter of its group signalled waits in
- * __condvar_quiesce_and_switch_g1 until they have left. No wake-up is
- * lost: flying is set only by a signal or a back that then runs
- * wake_one, which either woke a sleeper, who will run back (a woken
- * sleeper returns 0, and cond_cancelled runs back too), or found none
- * asleep and clears the word in the CAS that finds nothing owed: every
- * sleeper a signal counted before that had read seq before the signal
- * moved it, so its futex_wait returns at once (or it read the new seq, and
- * is owed nothing). owed < sleepers
- * keeps the chain from waking more threads than sleep. A broadcast wakes
- * all and leaves the word: a flying sleeper's back clears it, or a later
- * signal's owed wake-up is paid by that back (verify/cond.pml models it).
+ * 2.4-2.7). glibc 2.36 gets there another way: a signal that finds every
+ * waiter of its group signalled waits in __condvar_quiesce_and_switch_g1
+ * until they have left. No wake-up is lost: flying is set only by a
+ * signal or a back that then runs wake_one, which either woke a sleeper,
+ * who will run back (a woken sleeper returns 0, and cond_cancelled runs
+ * back too), or found none asleep and clears the word in the CAS that
+ * finds nothing owed: every sleeper a signal counted before that had read
+ * seq before the signal moved it, so its futex_wait returns at once (or
+ * it read the new seq, and is owed nothing). owed < sleepers keeps the
+ * chain from waking more threads than sleep. A broadcast wakes all and
+ * leaves the word: a flying sleeper's back clears it, or a later signal's
+ * owed wake-up is paid by that back (verify/cond.pml models it).
  * No requeue onto the mutex (until 2026-12-04 a broadcast woke one and
  * moved the rest): a waiter cannot tell whether a requeue
  * moved it, and two real bugs came of guessing (verify/README.md, real
@@ -307,9 +306,9 @@ static FTHR_COLD void cond_probe(struct cond *c, struct fthr_self *me)
  *   futex_wake and a futex_wait per item. Unless it has a deadline, it
  *   naps FTHR_COND_NAP_NS (plus the timer slack) before it takes the
  *   mutex, a descheduling it chose, while the producer runs free (a
- *   producer spending 100 ns an item, pinned: 2-7 items per wake-up without the
- *   nap, 160-600 with, glibc 60-150; tests/t_cond.c). It has its
- *   signal, and is on no queue; only the sole waiter naps (with others
+ *   producer spending 100 ns an item, pinned: 2-7 items per wake-up
+ *   without the nap, 160-600 with, glibc 60-150; tests/t_cond.c). It has
+ *   its signal, and is on no queue; only the sole waiter naps (with others
  *   waiting, they would take the items it leaves). Nothing sent
  *   meanwhile: nothing to batch, spin again.
  * - Woken by one signal that no other followed (or with seq unmoved):
