@@ -35,6 +35,20 @@ static inline int fthr_sleep_until(clockid_t clk, const struct timespec *abstime
 	return ETIMEDOUT;
 }
 
+/* The absolute time ns (0 <= ns < 1e9) from now on clk. */
+static inline struct timespec fthr_deadline_in(clockid_t clk, long ns)
+{
+	struct timespec dl;
+
+	clock_gettime(clk, &dl);
+	dl.tv_nsec += ns;
+	if (dl.tv_nsec >= 1000000000L) {
+		dl.tv_sec++;
+		dl.tv_nsec -= 1000000000L;
+	}
+	return dl;
+}
+
 /* Wake up to n sleepers on addr; returns how many woke (>= 0). */
 FTHR_HIDDEN int fthr_futex_wake(volatile int *addr, int n, bool shared);
 

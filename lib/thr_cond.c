@@ -213,38 +213,39 @@ static inline void count_out(struct cond *c, int n)
 	}
 }
 
+/* If flying: take one owed wake-up (true; flying stays set), or clear the
+ * word (false). Not flying: false. One CAS (head comment). */
+static bool wake_take(struct cond *c)
+{
+	int w = __atomic_load_n(&c->wake, __ATOMIC_SEQ_CST);
+
+	while (w & 1)
+		if (__atomic_compare_exchange_n(&c->wake, &w, w > 1 ? w - 2 : 0, false,
+						__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+			return w > 1;
+	return false;
+}
+
 /* wake_one (head comment): a wake-up with the flying mark set. One that
- * woke nobody clears the word, but with a CAS: a signal may have owed a
- * wake-up meanwhile to a sleeper that went to sleep since (verify/cond.pml
- * found the plain store's lost wake-up), and that one is paid now. */
+ * woke nobody clears the word, but with wake_take's CAS: a signal may have
+ * owed a wake-up meanwhile to a sleeper that went to sleep since
+ * (verify/cond.pml found the plain store's lost wake-up), and that one is
+ * paid now. */
 static FTHR_COLD void wake_one(struct cond *c, bool shared)
 {
-	int n, w;
+	int n;
 
-	while ((n = fthr_futex_wake(&c->seq, 1, shared)) == 0) {
-		w = __atomic_load_n(&c->wake, __ATOMIC_SEQ_CST);
-		while (!__atomic_compare_exchange_n(&c->wake, &w, w > 1 ? w - 2 : 0, false,
-						    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
-			;
-		if (w <= 1)
+	while ((n = fthr_futex_wake(&c->seq, 1, shared)) == 0)
+		if (!wake_take(c))
 			return;
-	}
 	count_out(c, n);
 }
 
 /* back (head comment): a sleeper a wake-up took off the queue */
 static void wake_back(struct cond *c, bool shared)
 {
-	int w = __atomic_load_n(&c->wake, __ATOMIC_SEQ_CST);
-
-	while (w & 1) {
-		if (__atomic_compare_exchange_n(&c->wake, &w, w > 1 ? w - 2 : 0, false,
-						__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
-			if (w > 1)
-				wake_one(c, shared);
-			return;
-		}
-	}
+	if (wake_take(c))
+		wake_one(c, shared);
 }
 
 static void cond_cancelled(void *arg)
@@ -316,15 +317,10 @@ static FTHR_COLD void cond_probe(struct cond *c, struct fthr_self *me)
 static FTHR_COLD void cond_batch_woken(struct cond *c, int s, int r, bool timed)
 {
 	unsigned moved = (unsigned)a_load_relaxed(&c->seq) - (unsigned)s;
-	struct timespec dl;
 
 	if (moved == 1 && r == EAGAIN && !timed && fthr_drain_count(&c->waiters) == 1) {
-		clock_gettime(CLOCK_MONOTONIC, &dl);
-		dl.tv_nsec += FTHR_COND_NAP_NS;
-		if (dl.tv_nsec >= 1000000000) {
-			dl.tv_sec++;
-			dl.tv_nsec -= 1000000000;
-		}
+		struct timespec dl = fthr_deadline_in(CLOCK_MONOTONIC, FTHR_COND_NAP_NS);
+
 		fthr_sleep_until(CLOCK_MONOTONIC, &dl);
 		moved = (unsigned)a_load_relaxed(&c->seq) - (unsigned)s;
 	} else if (r != 0) {
@@ -435,12 +431,13 @@ FTHR_HIDDEN FTHR_INLINED int fthr_cond_clockwait(pthread_cond_t *c, pthread_mute
 static FTHR_COLD void signal_sleepers(struct cond *c, int sleepers)
 {
 	bool shared = c->flags & CF_SHARED;
-	int w = __atomic_load_n(&c->wake, __ATOMIC_SEQ_CST);
+	int w;
 
 	if (!fthr_futex_counts_exact) {
 		count_out(c, fthr_futex_wake(&c->seq, 1, shared));
 		return;
 	}
+	w = __atomic_load_n(&c->wake, __ATOMIC_SEQ_CST);
 	for (;;) {
 		if ((w & 1) && (w >> 1) >= sleepers)
 			return; /* every sleeper is owed a wake-up already */

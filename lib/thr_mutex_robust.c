@@ -213,14 +213,8 @@ static int robust_sleep(volatile int *w, int old, clockid_t clk,
 			const struct timespec *abstime, bool timed)
 {
 	clockid_t c = timed ? clk : CLOCK_MONOTONIC;
-	struct timespec dl;
+	struct timespec dl = fthr_deadline_in(c, ROBUST_RECHECK_NS);
 
-	clock_gettime(c, &dl);
-	dl.tv_nsec += ROBUST_RECHECK_NS;
-	if (dl.tv_nsec >= 1000000000L) {
-		dl.tv_sec++;
-		dl.tv_nsec -= 1000000000L;
-	}
 	if (timed && (abstime->tv_sec < dl.tv_sec ||
 		      (abstime->tv_sec == dl.tv_sec && abstime->tv_nsec <= dl.tv_nsec)))
 		return fthr_futex_wait(w, old, true, clk, abstime);
