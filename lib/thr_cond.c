@@ -103,8 +103,9 @@
  * succeeds, so a sole waiter whose spin succeeded probes now and then
  * whether seq moves again on its own, and if it does, sleeps at once in
  * its next waits; a sleep that finds its signal already sent naps before
- * it re-takes the mutex (cond_batch_woken), on no queue and counted in no
- * word: the protocol sees a waiter descheduled for a while.
+ * it re-takes the mutex (cond_batch_woken; not while another thread waits
+ * on another condition of the mutex), on no queue and counted in no word:
+ * the protocol sees a waiter descheduled for a while.
  * Timeouts: a waiter whose deadline passed returns 0, not ETIMEDOUT, if seq
  * moved meanwhile: the signal may have been meant for it.
  * Cancellation (a cancellation point, the host's machinery): the type is
@@ -330,7 +331,7 @@ static inline bool cond_others_wait(struct cond *c, pthread_mutex_t *m)
  *   0.60 with such naps, about 1100 in 400000 items, 1.14 with none). So
  *   no nap while another thread waits on another condition of the mutex
  *   (cond_others_wait), and a nap after which one does stalled it: the
- *   next cond_nap_gap batching wake-ups do not nap, the gap doubling from
+ *   next cond_nap_gap chances to nap pass, the gap doubling from
  *   FTHR_COND_NAP_GAP_MIN to _MAX while naps stall, back to 0 once one
  *   does not.
  * - Woken by one signal that no other followed (or with seq unmoved):
