@@ -2128,7 +2128,7 @@ END_TEST
  * stops napping a while after a nap that found one. A timed wait never
  * naps: the same run with both threads' waits timed is the measure, the
  * median of BQ_PAIRS alternating pairs, the best of up to BQ_TRIES sets
- * (2 cpus: untimed/timed medians 1.36-1.51 with stalling naps, 1.08
+ * (2 cpus: untimed/timed medians 1.44-1.73 with stalling naps, 1.08
  * without). */
 enum { BQ_CAP = 64, BQ_ITEMS = 200000, BQ_PAIRS = 5, BQ_TRIES = 3 };
 #define BQ_MAX_RATIO 1.25
