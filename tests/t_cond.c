@@ -2203,7 +2203,11 @@ START_TEST(batching_waiter_does_not_stall_a_waiting_producer)
 {
 	double ratio[BQ_PAIRS], best = 1e9, untimed, timed;
 	char seen[BQ_TRIES * BQ_PAIRS * 16] = "";
-	int n, i;
+	/* qemu-user's threads do not keep time, and TSan's instrumented
+	 * threads run at another pace than the library they call: one pair,
+	 * not judged */
+	bool judged = !harness_under_qemu() && !harness_under_tsan();
+	int n, i, pairs = judged ? BQ_PAIRS : 1;
 
 	ck_assert_int_eq(sched_getaffinity(0, sizeof(bq_cpus), &bq_cpus), 0);
 	if (CPU_COUNT(&bq_cpus) < 2) {
@@ -2213,19 +2217,21 @@ START_TEST(batching_waiter_does_not_stall_a_waiting_producer)
 	}
 	pin_to_nth(&bq_cpus, 0);
 	for (n = 0; n < BQ_TRIES && best > BQ_MAX_RATIO; n++) {
-		for (i = 0; i < BQ_PAIRS; i++) {
+		for (i = 0; i < pairs; i++) {
 			untimed = bq_run(false);
 			timed = bq_run(true);
 			ratio[i] = untimed / timed;
 			snprintf(seen + strlen(seen), sizeof(seen) - strlen(seen), " %.2f",
 				 ratio[i]);
 		}
-		qsort(ratio, BQ_PAIRS, sizeof(ratio[0]), cmp_double);
-		best = ratio[BQ_PAIRS / 2] < best ? ratio[BQ_PAIRS / 2] : best;
+		qsort(ratio, pairs, sizeof(ratio[0]), cmp_double);
+		best = ratio[pairs / 2] < best ? ratio[pairs / 2] : best;
 		snprintf(seen + strlen(seen), sizeof(seen) - strlen(seen), ";");
+		if (!judged)
+			break;
 	}
 	ck_assert_int_eq(sched_setaffinity(0, sizeof(bq_cpus), &bq_cpus), 0);
-	if (harness_under_qemu() || harness_under_tsan()) {
+	if (!judged) {
 		fprintf(stderr, "batching_waiter_does_not_stall_a_waiting_producer: "
 				"untimed/timed%s not judged under %s\n",
 			seen, harness_under_qemu() ? "qemu-user" : "TSan");
