@@ -62,8 +62,8 @@ struct fthr_self {
 	int cond_skip;		/* cond waits left that sleep at once (thr_cond.c) */
 	int cond_probe_in;	/* cond spins that succeed before the next probe, */
 	int cond_probe_gap;	/* and between probes (thr_cond.c) */
-	int cond_nap_off;	/* batching waits left that may not nap, */
-	int cond_nap_gap;	/* and after the next nap that stalls (thr_cond.c) */
+	int cond_nap_off;	/* chances to nap left that pass (thr_cond.c), */
+	int cond_nap_gap;	/* and after the next nap that stalls */
 	void *diag;		/* FTHR_CHECK/FTHR_PROFILE: locks held (diag_state.c) */
 	bool diag_busy;		/* inside diag_*.c: calls go to the plain functions */
 	int cancel_req;		/* set by pthread_cancel of this thread (host.c) */

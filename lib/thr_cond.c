@@ -283,6 +283,13 @@ static void cond_cancelled(void *arg)
 #define FTHR_COND_NAP_NS 20000	/* a batching waiter's nap (cond_batch_woken) */
 #define FTHR_HERD 2	/* a herd: more sleepers than this many per cpu */
 
+/* A gap between tries that failed again: min at first, then doubled, up
+ * to max (the probes' and the naps' backoff). */
+static inline int gap_grow(int gap, int min, int max)
+{
+	return gap < min ? min : gap >= max ? max : 2 * gap;
+}
+
 static FTHR_COLD void cond_probe(struct cond *c, struct fthr_self *me)
 {
 	int s = a_load_relaxed(&c->seq), gap = me->cond_probe_gap;
@@ -295,9 +302,8 @@ static FTHR_COLD void cond_probe(struct cond *c, struct fthr_self *me)
 			return;
 		}
 	}
-	gap = gap < FTHR_COND_PROBE_MIN ? FTHR_COND_PROBE_MIN
-	      : gap >= FTHR_COND_PROBE_MAX ? FTHR_COND_PROBE_MAX : 2 * gap;
-	me->cond_probe_in = me->cond_probe_gap = gap;
+	me->cond_probe_in = me->cond_probe_gap =
+		gap_grow(gap, FTHR_COND_PROBE_MIN, FTHR_COND_PROBE_MAX);
 }
 
 /* Threads in a condition wait on m other than c's waiters: they wait on
@@ -351,15 +357,13 @@ static bool cond_nap_ok(struct cond *c, pthread_mutex_t *m, struct fthr_self *me
 static void cond_nap(struct cond *c, pthread_mutex_t *m, struct fthr_self *me)
 {
 	struct timespec dl = fthr_deadline_in(CLOCK_MONOTONIC, FTHR_COND_NAP_NS);
-	int gap = me->cond_nap_gap;
+	bool stalled;
 
 	fthr_sleep_until(CLOCK_MONOTONIC, &dl);
-	if (cond_others_wait(c, m))
-		gap = gap < FTHR_COND_NAP_GAP_MIN ? FTHR_COND_NAP_GAP_MIN
-		      : gap >= FTHR_COND_NAP_GAP_MAX ? FTHR_COND_NAP_GAP_MAX : 2 * gap;
-	else
-		gap = 0;
-	me->cond_nap_off = me->cond_nap_gap = gap;
+	stalled = cond_others_wait(c, m);
+	me->cond_nap_off = me->cond_nap_gap =
+		stalled ? gap_grow(me->cond_nap_gap, FTHR_COND_NAP_GAP_MIN, FTHR_COND_NAP_GAP_MAX)
+			: 0;
 }
 
 static FTHR_COLD void cond_batch_woken(struct cond *c, pthread_mutex_t *m, int s, int r,

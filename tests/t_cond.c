@@ -2048,6 +2048,19 @@ static void pin_to_nth(const cpu_set_t *set, int n)
 	ck_assert_int_eq(sched_setaffinity(0, sizeof(one), &one), 0);
 }
 
+/* Keeps the calling thread's cpus in *set and pins it to the first; false
+ * (test not judged, and said so) with fewer than two. */
+static bool pin_first_of_two(cpu_set_t *set, const char *test)
+{
+	ck_assert_int_eq(sched_getaffinity(0, sizeof(*set), set), 0);
+	if (CPU_COUNT(set) < 2) {
+		fprintf(stderr, "%s: one cpu, not judged\n", test);
+		return false;
+	}
+	pin_to_nth(set, 0);
+	return true;
+}
+
 static void *bt_producer(void *arg)
 {
 	pin_to_nth(arg, 1);
@@ -2091,13 +2104,8 @@ START_TEST(free_running_signaller_batches_its_sole_waiter)
 	char seen[BATCH_TRIES * 24] = "";
 	int n;
 
-	ck_assert_int_eq(sched_getaffinity(0, sizeof(cpus), &cpus), 0);
-	if (CPU_COUNT(&cpus) < 2) {
-		fprintf(stderr, "free_running_signaller_batches_its_sole_waiter: "
-				"one cpu, not judged\n");
+	if (!pin_first_of_two(&cpus, "free_running_signaller_batches_its_sole_waiter"))
 		return;
-	}
-	pin_to_nth(&cpus, 0);
 	for (n = 0; n < BATCH_TRIES && best < BATCH_MIN; n++) {
 		got = bt_run(&cpus);
 		best = got > best ? got : best;
@@ -2209,13 +2217,8 @@ START_TEST(batching_waiter_does_not_stall_a_waiting_producer)
 	bool judged = !harness_under_qemu() && !harness_under_tsan();
 	int n, i, pairs = judged ? BQ_PAIRS : 1;
 
-	ck_assert_int_eq(sched_getaffinity(0, sizeof(bq_cpus), &bq_cpus), 0);
-	if (CPU_COUNT(&bq_cpus) < 2) {
-		fprintf(stderr, "batching_waiter_does_not_stall_a_waiting_producer: "
-				"one cpu, not judged\n");
+	if (!pin_first_of_two(&bq_cpus, "batching_waiter_does_not_stall_a_waiting_producer"))
 		return;
-	}
-	pin_to_nth(&bq_cpus, 0);
 	for (n = 0; n < BQ_TRIES && best > BQ_MAX_RATIO; n++) {
 		for (i = 0; i < pairs; i++) {
 			untimed = bq_run(false);
