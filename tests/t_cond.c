@@ -1376,7 +1376,9 @@ START_TEST(cancel_does_not_swallow_signal)
 	unsigned seed = 777 + (unsigned)_i;
 	int round, a_cancelled = 0, a_consumed = 0;
 
-	if (harness_skip_under_asan("cancel_does_not_swallow_signal"))
+	if (harness_skip_under_asan("cancel_does_not_swallow_signal") ||
+	    (_i == 0 && harness_skip_under_qemu_i386("cancel_does_not_swallow_signal",
+						     "signal before cancel: SIGCANCEL comes late")))
 		return;
 
 	cx_setup(0);
