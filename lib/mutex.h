@@ -71,9 +71,17 @@ FTHR_HIDDEN void fthr_pp_reapply(void);
  * *saved receives what fthr_mutex_cond_lock restores (recursion depth). */
 FTHR_HIDDEN int fthr_mutex_cond_unlock(pthread_mutex_t *m, unsigned *saved);
 
-/* Re-take m after a condition wait; 'queue': take the word with SWAP(2)
- * and sleep, no spin (a broadcast woke a herd: thr_cond.c). 0, or
- * EOWNERDEAD / ENOTRECOVERABLE for a robust mutex. */
-FTHR_HIDDEN int fthr_mutex_cond_lock(pthread_mutex_t *m, unsigned saved, bool queue);
+/* How a condition waiter re-takes its mutex (thr_cond.c):
+ * SPIN   as a plain lock, but it may spin at once;
+ * QUEUE  take the word with SWAP(2) and sleep, no spin (a broadcast woke
+ *        a herd);
+ * YIELD  if the mutex is held and nobody sleeps on it, yield the cpu once
+ *        before the spin (a wake-up took the waiter off the futex queue). */
+enum fthr_relock { FTHR_RELOCK_SPIN, FTHR_RELOCK_QUEUE, FTHR_RELOCK_YIELD };
+
+/* Re-take m after a condition wait, as 'how' says. 0, or EOWNERDEAD /
+ * ENOTRECOVERABLE for a robust mutex. */
+FTHR_HIDDEN int fthr_mutex_cond_lock(pthread_mutex_t *m, unsigned saved,
+				     enum fthr_relock how);
 
 #endif

@@ -22,7 +22,9 @@
  *              sleepers -= 1 unless a waker did it for us (below);
  *              waiters -= 1; re-take the mutex: as a plain lock (it may
  *              spin while the signaller lets go), or, if it slept and
- *              herd == seq, in the mutex's queue: SWAP(2), futex_wait.
+ *              herd == seq, in the mutex's queue: SWAP(2), futex_wait;
+ *              else, if it slept, with a yield first if the mutex is held
+ *              with nobody asleep on it (below, Woken to a held mutex).
  *   signal     if waiters == 0: return (nobody to wake, no atomic write).
  *              seq += 1; if sleepers: if flying: owed += 1 unless owed
  *              >= sleepers; else flying = 1, wake_one (a spinner sees seq
@@ -106,6 +108,22 @@
  * it re-takes the mutex (cond_batch_woken; not while another thread waits
  * on another condition of the mutex), on no queue and counted in no word:
  * the protocol sees a waiter descheduled for a while.
+ * Woken to a held mutex (no word of the protocol either, only how a waiter
+ * re-takes the mutex; thr_mutex.c, cond_relock_yield): a sleeper a wake-up
+ * took off the queue that finds the mutex held, with nobody asleep on it,
+ * yields the cpu once before it spins for it. A signal sent holding the
+ * mutex (Ruby's GVL hand-off and its Mutex's wake-ups, most producers)
+ * wakes the sleeper more often than not onto the signaller's own cpu (59%
+ * of Ruby Mutex's wake-ups with 1000 threads, under glibc and fthr
+ * alike), where it preempts the signaller: a spin there watches a holder
+ * that cannot run, and the sleeper mostly goes back to sleep, on the mutex
+ * or on the next lock the signaller holds. The yield lets the signaller
+ * let go and run on to its next wait; a sleeper woken onto another cpu
+ * loses a system call that returns at once, unless a third thread wants
+ * that cpu (docs/bench-2026-12-05-twentyfifth.md: Ruby's Mutex, 1000
+ * threads, 1.00-1.13 -> 0.84-0.89 of glibc's time; Thread.pass 1.7-2.0
+ * -> 4.0-4.5 times glibc's passes/s; a bounded queue of 4+4 threads on 2
+ * cpus, 2.9 -> 2.1 times glibc's items/s).
  * Timeouts: a waiter whose deadline passed returns 0, not ETIMEDOUT, if seq
  * moved meanwhile: the signal may have been meant for it.
  * Cancellation (a cancellation point, the host's machinery): the type is
@@ -263,7 +281,7 @@ static void cond_cancelled(void *arg)
 		wake_back(w->c, shared);
 	count_out(w->c, fthr_futex_wake(&w->c->seq, 1, shared));
 	fthr_drain_leave(&w->c->waiters, shared);
-	fthr_mutex_cond_lock(w->m, w->saved, false);
+	fthr_mutex_cond_lock(w->m, w->saved, FTHR_RELOCK_SPIN);
 }
 
 /* Does a spin pay? (head comment) A wait whose spin saw seq move, now and
@@ -407,7 +425,8 @@ static int cond_wait(pthread_cond_t *cv, pthread_mutex_t *m, clockid_t clk,
 	struct wait_ctx w = { .c = c, .m = m };
 	bool shared = c->flags & CF_SHARED;
 	int seq, r, lr;
-	bool batching, queue = false;
+	enum fthr_relock how = FTHR_RELOCK_SPIN;
+	bool batching;
 
 	if (abstime && (r = fthr_abstime_check(abstime)) != 0)
 		return r;
@@ -433,7 +452,9 @@ static int cond_wait(pthread_cond_t *cv, pthread_mutex_t *m, clockid_t clk,
 		w.sleeping = false;
 		if (r == 0 && fthr_futex_counts_exact)
 			wake_back(c, shared);
-		queue = r == 0 && a_load_relaxed(&c->herd) == a_load_relaxed(&c->seq);
+		if (r == 0)
+			how = a_load_relaxed(&c->herd) == a_load_relaxed(&c->seq)
+				      ? FTHR_RELOCK_QUEUE : FTHR_RELOCK_YIELD;
 		if (batching)
 			cond_batch_woken(c, m, seq, r, abstime != NULL);
 	}
@@ -446,7 +467,7 @@ static int cond_wait(pthread_cond_t *cv, pthread_mutex_t *m, clockid_t clk,
 		r = 0;
 	fthr_drain_leave(&c->waiters, shared);
 	/* EOWNERDEAD / ENOTRECOVERABLE of a robust mutex outrank a timeout. */
-	lr = fthr_mutex_cond_lock(m, w.saved, queue);
+	lr = fthr_mutex_cond_lock(m, w.saved, how);
 	if (lr)
 		return lr;
 	return r == ETIMEDOUT ? ETIMEDOUT : 0;

@@ -2099,6 +2099,79 @@ static long bt_run(cpu_set_t *cpus)
 	return consumed / wakes;
 }
 
+/* A signaller that holds the mutex a while after its signal (signal under
+ * the mutex): the woken waiter finds the mutex held, yields (thr_mutex.c,
+ * cond_relock_yield) and looks again, and must still return only with the
+ * mutex its own, after the signaller let go, with a recursive mutex's
+ * depth restored. Both threads on one cpu (_i odd: the waiter is woken
+ * onto its signaller's cpu) or free; every mutex type. */
+#define HS_ROUNDS 200
+#define HS_HOLD_NS 50000
+static struct {
+	pthread_mutex_t m;
+	pthread_cond_t c;
+	volatile int turn;	/* 1: the waiter waits; 2: signalled */
+	volatile int holding;	/* the signaller holds m after its signal */
+	volatile int early;	/* waits that returned while it held m */
+} hs;
+
+static void *hs_signaller(void *arg)
+{
+	for (int i = 0; i < HS_ROUNDS; i++) {
+		pthread_mutex_lock(&hs.m);
+		while (hs.turn != 1) {
+			pthread_mutex_unlock(&hs.m);
+			sched_yield();
+			pthread_mutex_lock(&hs.m);
+		}
+		hs.turn = 2;
+		if (pthread_cond_signal(&hs.c))
+			return (void *)1;
+		hs.holding = 1;
+		spin_ns(HS_HOLD_NS);
+		hs.holding = 0;
+		pthread_mutex_unlock(&hs.m);
+	}
+	(void)arg;
+	return NULL;
+}
+
+START_TEST(woken_waiter_waits_for_a_signaller_that_holds_the_mutex)
+{
+	static const int types[] = { PTHREAD_MUTEX_NORMAL, PTHREAD_MUTEX_RECURSIVE,
+				     PTHREAD_MUTEX_ERRORCHECK, PTHREAD_MUTEX_ADAPTIVE_NP };
+	int type = types[_i / 2];
+	cpu_set_t cpus;
+	pthread_t t;
+
+	ck_assert_int_eq(sched_getaffinity(0, sizeof(cpus), &cpus), 0);
+	if (_i % 2)
+		pin_to_nth(&cpus, 0);
+	init_mutex(&hs.m, type, PTHREAD_PROCESS_PRIVATE);
+	ck_assert_int_eq(pthread_cond_init(&hs.c, NULL), 0);
+	hs.turn = hs.holding = hs.early = 0;
+	ck_assert_int_eq(pthread_mutex_lock(&hs.m), 0);
+	if (type == PTHREAD_MUTEX_RECURSIVE)
+		ck_assert_int_eq(pthread_mutex_lock(&hs.m), 0);
+	ck_assert_int_eq(pthread_create(&t, NULL, hs_signaller, NULL), 0);
+	for (int i = 0; i < HS_ROUNDS; i++) {
+		hs.turn = 1;
+		while (hs.turn != 2)
+			ck_assert_int_eq(pthread_cond_wait(&hs.c, &hs.m), 0);
+		if (hs.holding)
+			hs.early++;
+	}
+	if (type == PTHREAD_MUTEX_RECURSIVE)
+		ck_assert_int_eq(pthread_mutex_unlock(&hs.m), 0);
+	check_held_once(&hs.m, type);
+	ck_assert_ptr_null(harness_join(t, 30));
+	ck_assert_int_eq(hs.early, 0);
+	ck_assert_int_eq(sched_setaffinity(0, sizeof(cpus), &cpus), 0);
+	ck_assert_int_eq(pthread_cond_destroy(&hs.c), 0);
+	ck_assert_int_eq(pthread_mutex_destroy(&hs.m), 0);
+}
+END_TEST
+
 START_TEST(free_running_signaller_batches_its_sole_waiter)
 {
 	cpu_set_t cpus;
@@ -2288,6 +2361,8 @@ int main(void)
 	tcase_add_loop_test(tc, sleepers_stay_exact, 0, 2);
 	tcase_add_test(tc, woken_sleepers_that_time_out_are_counted_once);
 	tcase_add_loop_test(tc, each_signal_wakes_a_sleeper_of_its_own, 0, 3);
+	tc = harness_tcase(s, "relock", 30);
+	tcase_add_loop_test(tc, woken_waiter_waits_for_a_signaller_that_holds_the_mutex, 0, 8);
 	tc = harness_tcase(s, "batching", 30);
 	tcase_add_test(tc, free_running_signaller_batches_its_sole_waiter);
 	tcase_add_test(tc, batching_waiter_does_not_stall_a_waiting_producer);
