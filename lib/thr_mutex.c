@@ -386,20 +386,16 @@ int fthr_mutex_cond_unlock(pthread_mutex_t *m, unsigned *saved)
 	return 0;
 }
 
-/* A woken condition waiter found the mutex held, nobody asleep on it (the
- * word reads 1): most likely held by its signaller (it signalled holding
- * it), and, more often than not, from the very cpu the waiter was woken
- * onto and now runs on. A spin then watches a holder that cannot run; a
- * yield lets it go on and let go, and the waiter looks again (thr_cond.c,
- * Woken to a held mutex). A plain yield, on a crowded machine too, and
- * untimed: the yield to a holder that runs on to its next wait takes long
- * by the spin's measure, and the crowd's guards (self.h) cost Ruby's Mutex
- * its gain (with 1000 threads, 0.84-0.89 of glibc's time without them,
- * 0.98 with the machine's count, 1.14 with that and the timed yield). A
- * word of 2 has sleepers queued: the waiter queues behind them at once
- * (fthr_lll_spin), as before; a yield there only handed the cpu to a third
- * thread (a bounded queue, 4 producers and 4 consumers on 2 cpus, with a
- * co-runner: 2.1 times glibc's items/s before, 1.1 with it, 1.5 without). */
+/* FTHR_RELOCK_YIELD (why: thr_cond.c, Woken to a held mutex): the mutex
+ * held with nobody asleep on it (the word reads 1), most likely by the
+ * signaller whose cpu the waiter has just taken. A plain yield, on a
+ * crowded machine too, and untimed: the crowd's guards (self.h) cost
+ * Ruby's Mutex its gain (1000 threads: 0.84-0.89 of glibc's time without
+ * them, 0.98 with the machine's count, 1.14 with that and the timed
+ * yield). A word of 2 has sleepers queued: the waiter queues behind them
+ * at once (fthr_lll_spin); a yield there handed the cpu to a third thread
+ * (bounded queue 4+4 on 2 cpus with a co-runner: 2.1 times glibc's items/s
+ * before, 1.1 with it, 1.5 without). */
 static bool cond_relock_yield(volatile int *w)
 {
 	if (a_load_relaxed(w) != 1)
