@@ -5,9 +5,12 @@
  * process-shared spinlock works between fthr and plain-glibc processes
  * (glibc's x86_64 contenders decrement a held word below 0; still held).
  * No futex: a spinlock's waiters spin.
- *   lock     SWAP(HELD) with acquire; if it did not return FREE, spin on
+ *   lock     take: where FREE is 1 (x86), a decrement with acquire that
+ *            reaches 0, glibc's own "lock decl" (a failed one leaves the
+ *            word below 0: held, as glibc's contenders leave it); elsewhere
+ *            SWAP(HELD) returning FREE. If the take failed, spin on
  *            relaxed loads with the cpu's relax hint until the word reads
- *            FREE, then SWAP again (test-and-test-and-set: the line stays
+ *            FREE, then take again (test-and-test-and-set: the line stays
  *            shared while waiting, only one thread writes it at a time).
  *   trylock  SWAP(HELD); EBUSY unless it returned FREE.
  *   unlock   store-release FREE. Nobody sleeps, so nobody is woken.
@@ -19,18 +22,30 @@
 #include "diag.h"
 #include "fthr_impl.h"
 
+/* One attempt at a free lock. The decrement is one instruction fewer than
+ * the swap on x86 (no register to load with HELD), which makes the
+ * lock-and-unlock pair glibc's 7 instructions instead of 9. */
+static inline bool spin_take(volatile int *w)
+{
+#if ARCH_SPIN_FREE == 1
+	return __atomic_sub_fetch(w, 1, __ATOMIC_ACQUIRE) == 0;
+#else
+	return a_swap_acquire(w, ARCH_SPIN_HELD) == ARCH_SPIN_FREE;
+#endif
+}
+
 static FTHR_NOINLINE int spin_wait(volatile int *w)
 {
 	do {
 		while (a_load_relaxed(w) != ARCH_SPIN_FREE)
 			arch_cpu_relax();
-	} while (a_swap_acquire(w, ARCH_SPIN_HELD) != ARCH_SPIN_FREE);
+	} while (!spin_take(w));
 	return 0;
 }
 
 FTHR_HIDDEN int fthr_spin_lock(pthread_spinlock_t *l)
 {
-	if (likely(a_swap_acquire(l, ARCH_SPIN_HELD) == ARCH_SPIN_FREE))
+	if (likely(spin_take(l)))
 		return 0;
 	return spin_wait(l);
 }

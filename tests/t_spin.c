@@ -97,6 +97,47 @@ START_TEST(pshared_across_fork)
 	ck_assert_int_eq(s->n, 200000);
 }
 END_TEST
+/* glibc's x86 contenders leave a held word below 0 (one "lock decl" each;
+ * fthr's own failed takes there do the same): anything but FREE is held
+ * until the unlock stores FREE. */
+static int took;
+
+static void *take_and_release(void *arg)
+{
+	pthread_spinlock_t *l = arg;
+
+	if (pthread_spin_lock(l) != 0)
+		return (void *)1;
+	__atomic_store_n(&took, 1, __ATOMIC_RELAXED);
+	return pthread_spin_unlock(l) != 0 ? (void *)2 : NULL;
+}
+
+START_TEST(word_below_held_stays_held)
+{
+	pthread_spinlock_t l;
+	pthread_t t;
+	void *res;
+
+	ck_assert_int_eq(pthread_spin_init(&l, PTHREAD_PROCESS_SHARED), 0);
+	ck_assert_int_eq(pthread_spin_lock(&l), 0);
+	ck_assert_int_eq(l, 1 - FREE); /* glibc's held value */
+	l = FREE - 4;                  /* four failed glibc contenders */
+	ck_assert_int_eq(pthread_spin_trylock(&l), EBUSY);
+	ck_assert_int_ne(l, FREE);
+	took = 0;
+	ck_assert_int_eq(pthread_create(&t, NULL, take_and_release, &l), 0);
+	usleep(50000);
+	ck_assert_int_eq(__atomic_load_n(&took, __ATOMIC_RELAXED), 0);
+	ck_assert_int_ne(l, FREE);
+	ck_assert_int_eq(pthread_spin_unlock(&l), 0);
+	ck_assert_int_eq(pthread_join(t, &res), 0);
+	ck_assert_ptr_null(res);
+	ck_assert_int_eq(took, 1);
+	ck_assert_int_eq(l, FREE);
+	ck_assert_int_eq(pthread_spin_trylock(&l), 0);
+	ck_assert_int_eq(pthread_spin_unlock(&l), 0);
+}
+END_TEST
 
 int main(void)
 {
@@ -106,5 +147,6 @@ int main(void)
 	tcase_add_test(tc, mutual_exclusion);
 	tcase_add_test(tc, errors);
 	tcase_add_test(tc, pshared_across_fork);
+	tcase_add_test(tc, word_below_held_stays_held);
 	return harness_main(s);
 }
