@@ -109,6 +109,11 @@ static inline int a_swap_release(volatile int *p, int v)
 {
 	return __atomic_exchange_n(p, v, __ATOMIC_RELEASE);
 }
+/* Decrement, acquire: glibc's x86 spinlock take ("lock decl"). */
+static inline int a_sub_fetch_acquire(volatile int *p, int v)
+{
+	return __atomic_sub_fetch(p, v, __ATOMIC_ACQUIRE);
+}
 
 /* ---- glibc's mutex __kind bits (nptl/pthreadP.h), part of the ABI ---- */
 #define FTHR_MUTEX_KIND_MASK 3     /* normal, recursive, errorcheck, adaptive */

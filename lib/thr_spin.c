@@ -28,7 +28,7 @@
 static inline bool spin_take(volatile int *w)
 {
 #if ARCH_SPIN_FREE == 1
-	return __atomic_sub_fetch(w, 1, __ATOMIC_ACQUIRE) == 0;
+	return a_sub_fetch_acquire(w, 1) == 0;
 #else
 	return a_swap_acquire(w, ARCH_SPIN_HELD) == ARCH_SPIN_FREE;
 #endif

@@ -2102,22 +2102,29 @@ static long bt_run(cpu_set_t *cpus)
 /* A signaller that holds the mutex a while after its signal (signal under
  * the mutex): the woken waiter finds the mutex held, yields (thr_mutex.c,
  * cond_relock_yield) and looks again, and must still return only with the
- * mutex its own, once, after the signaller let go. Both threads on one cpu
- * (_i odd: the waiter is woken onto its signaller's cpu) or free; every
- * mutex type, each locked once (a recursive mutex locked twice stays held
- * through a glibc wait, and ThreadSanitizer models it so). */
+ * mutex its own, once, after the signaller let go. The hold is long (past
+ * the yield; _i < 8) or random, up to about a wake-up's latency (the
+ * waiter finds it ended, or it ends during the yield or the spin); both
+ * threads on one cpu (_i odd: the waiter is woken onto its signaller's
+ * cpu) or free; every mutex type, each locked once (a recursive mutex
+ * locked twice stays held through a glibc wait, and ThreadSanitizer models
+ * it so). */
 #define HS_ROUNDS 200
 #define HS_HOLD_NS 50000
+#define HS_RANDOM_NS 100000
 static struct {
 	pthread_mutex_t m;
 	pthread_cond_t c;
 	volatile int turn;	/* 1: the waiter waits; 2: signalled */
 	volatile int holding;	/* the signaller holds m after its signal */
 	volatile int early;	/* waits that returned while it held m */
+	int random_hold;	/* hold a random 0-HS_RANDOM_NS ns, not HS_HOLD_NS */
 } hs;
 
 static void *hs_signaller(void *arg)
 {
+	unsigned seed = 12345;
+
 	for (int i = 0; i < HS_ROUNDS; i++) {
 		pthread_mutex_lock(&hs.m);
 		while (hs.turn != 1) {
@@ -2129,7 +2136,7 @@ static void *hs_signaller(void *arg)
 		if (pthread_cond_signal(&hs.c))
 			return (void *)1;
 		hs.holding = 1;
-		spin_ns(HS_HOLD_NS);
+		spin_ns(hs.random_hold ? (int64_t)(rnd(&seed) % HS_RANDOM_NS) : HS_HOLD_NS);
 		hs.holding = 0;
 		pthread_mutex_unlock(&hs.m);
 	}
@@ -2141,13 +2148,14 @@ START_TEST(woken_waiter_waits_for_a_signaller_that_holds_the_mutex)
 {
 	static const int types[] = { PTHREAD_MUTEX_NORMAL, PTHREAD_MUTEX_RECURSIVE,
 				     PTHREAD_MUTEX_ERRORCHECK, PTHREAD_MUTEX_ADAPTIVE_NP };
-	int type = types[_i / 2];
+	int type = types[_i / 2 % 4];
 	cpu_set_t cpus;
 	pthread_t t;
 
 	ck_assert_int_eq(sched_getaffinity(0, sizeof(cpus), &cpus), 0);
 	if (_i % 2)
 		pin_to_nth(&cpus, 0);
+	hs.random_hold = _i >= 8;
 	init_mutex(&hs.m, type, PTHREAD_PROCESS_PRIVATE);
 	ck_assert_int_eq(pthread_cond_init(&hs.c, NULL), 0);
 	hs.turn = hs.holding = hs.early = 0;
@@ -2359,7 +2367,7 @@ int main(void)
 	tcase_add_test(tc, woken_sleepers_that_time_out_are_counted_once);
 	tcase_add_loop_test(tc, each_signal_wakes_a_sleeper_of_its_own, 0, 3);
 	tc = harness_tcase(s, "relock", 30);
-	tcase_add_loop_test(tc, woken_waiter_waits_for_a_signaller_that_holds_the_mutex, 0, 8);
+	tcase_add_loop_test(tc, woken_waiter_waits_for_a_signaller_that_holds_the_mutex, 0, 16);
 	tc = harness_tcase(s, "batching", 30);
 	tcase_add_test(tc, free_running_signaller_batches_its_sole_waiter);
 	tcase_add_test(tc, batching_waiter_does_not_stall_a_waiting_producer);

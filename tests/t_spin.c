@@ -97,6 +97,7 @@ START_TEST(pshared_across_fork)
 	ck_assert_int_eq(s->n, 200000);
 }
 END_TEST
+
 /* glibc's x86 contenders leave a held word below 0 (one "lock decl" each;
  * fthr's own failed takes there do the same): anything but FREE is held
  * until the unlock stores FREE. */
