@@ -640,6 +640,98 @@ static int bench_create_join(int argc, char **argv)
 	return 0;
 }
 
+/* HotSpot's thread start (OpenJDK 17, os_linux.cpp), the hand-shake that
+ * bench/real's Java "create" row runs under every Thread.start(): the
+ * creator waits on the new thread's monitor (a mutex and a condition
+ * variable) until the thread is initialized; the thread, after its own
+ * set-up, broadcasts that under the mutex and waits on the same monitor to
+ * be started; the creator starts it with a signal, and (Thread.join) parks
+ * until the thread, detached, has run its body and unparks it on its way
+ * out. Each step's work is a busy wait of a few microseconds (the JVM's
+ * set-up, the body, the creator's own work). */
+struct hs_thread {
+	pthread_mutex_t m;
+	pthread_cond_t c;
+	int state; /* 0 allocated, 1 initialized, 2 started */
+};
+static struct {
+	pthread_mutex_t m;
+	pthread_cond_t c;
+	int done;
+} hs_join = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0 };
+static double hs_init_us, hs_body_us, hs_creator_us;
+static long hs_bodies;
+
+static void hs_busy(double us)
+{
+	double end = now(CLOCK_MONOTONIC) + us * 1e-6;
+
+	while (now(CLOCK_MONOTONIC) < end)
+		;
+}
+
+static void *hs_entry(void *arg)
+{
+	struct hs_thread *t = arg;
+
+	hs_busy(hs_init_us);
+	pthread_mutex_lock(&t->m);
+	t->state = 1;
+	pthread_cond_broadcast(&t->c);
+	while (t->state == 1)
+		pthread_cond_wait(&t->c, &t->m);
+	pthread_mutex_unlock(&t->m);
+	hs_busy(hs_body_us);
+	__atomic_add_fetch(&hs_bodies, 1, __ATOMIC_RELAXED);
+	pthread_mutex_destroy(&t->m);
+	pthread_cond_destroy(&t->c);
+	free(t);
+	/* PlatformEvent::unpark: the signal after the unlock */
+	pthread_mutex_lock(&hs_join.m);
+	hs_join.done = 1;
+	pthread_mutex_unlock(&hs_join.m);
+	pthread_cond_signal(&hs_join.c);
+	return NULL;
+}
+
+static int bench_start_handshake(int argc, char **argv)
+{
+	long n = argc > 0 ? atol(argv[0]) : 2500, i;
+	pthread_attr_t a;
+	double t0;
+
+	hs_init_us = argc > 1 ? atof(argv[1]) : 20;
+	hs_body_us = argc > 2 ? atof(argv[2]) : 60;
+	hs_creator_us = argc > 3 ? atof(argv[3]) : 20;
+	pthread_attr_init(&a);
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	t0 = now(CLOCK_MONOTONIC);
+	for (i = 0; i < n; i++) {
+		struct hs_thread *t = calloc(1, sizeof(*t));
+		pthread_t tid;
+
+		if (!t || pthread_mutex_init(&t->m, NULL) || pthread_cond_init(&t->c, NULL) ||
+		    pthread_create(&tid, &a, hs_entry, t))
+			violation("threads started", i, n);
+		pthread_mutex_lock(&t->m);
+		while (t->state == 0)
+			pthread_cond_wait(&t->c, &t->m);
+		t->state = 2;
+		pthread_cond_signal(&t->c);
+		pthread_mutex_unlock(&t->m);
+		hs_busy(hs_creator_us);
+		pthread_mutex_lock(&hs_join.m);
+		while (!hs_join.done)
+			pthread_cond_wait(&hs_join.c, &hs_join.m);
+		hs_join.done = 0;
+		pthread_mutex_unlock(&hs_join.m);
+	}
+	if (hs_bodies != n)
+		violation("bodies run", hs_bodies, n);
+	result(n / (now(CLOCK_MONOTONIC) - t0), "threads/s", NULL);
+	return 0;
+}
+
 /* ---- 6. the seeds ---- */
 
 /* FreeBSD libthr, 2015: four threads contend one mutex; total locks in
@@ -789,6 +881,7 @@ static const struct bench benches[] = {
 	{ "sem_pingpong", bench_sem_pingpong, "none|same|diff [ROUNDS]" },
 	{ "barrier", bench_barrier, "THREADS [ROUNDS]" },
 	{ "create_join", bench_create_join, "[N]" },
+	{ "start_handshake", bench_start_handshake, "[N [INIT_US BODY_US CREATOR_US]]" },
 	{ "freebsd", bench_freebsd, "[SECONDS]" },
 	{ "tls", bench_tls, "read|write|rw key|tl [THREADS] [N]" },
 	{ "pipe", bench_pipe, "[ROUNDS]" },

@@ -186,6 +186,7 @@ for p in none same diff; do bench sem_pingpong "sem ping-pong, pinned $p" lo sem
 bench barrier "barrier, 2 threads" hi barrier 2 $((r / 2))
 bench barrier "barrier, 4 threads" hi barrier 4 $((r / 4))
 bench create_join "pthread_create+join" hi create_join $((r / 10))
+bench start_handshake "thread start hand-shake (HotSpot's), detached" hi start_handshake $((r / 40))
 
 echo "== 6. the seeds" >&2
 table_head "6a. FreeBSD libthr (2015): 4 threads, one mutex, total locks"
