@@ -23,8 +23,9 @@
  *              waiters -= 1; re-take the mutex: as a plain lock (it may
  *              spin while the signaller lets go), or, if it slept and
  *              herd == seq, in the mutex's queue: SWAP(2), futex_wait;
- *              else, if it slept, with a yield first if the mutex is held
- *              with nobody asleep on it (below, Woken to a held mutex).
+ *              else, if it slept and seq has moved at least 3 times, with
+ *              a yield first if the mutex is held with nobody asleep on it
+ *              (below, Woken to a held mutex; A hand-shake).
  *   signal     if waiters == 0: return (nobody to wake, no atomic write).
  *              seq += 1; if sleepers: if flying: owed += 1 unless owed
  *              >= sleepers; else flying = 1, wake_one (a spinner sees seq
@@ -124,6 +125,23 @@
  * threads, 1.00-1.13 -> 0.84-0.89 of glibc's time; Thread.pass 1.7-2.0
  * -> 4.0-4.5 times glibc's passes/s; a bounded queue of 4+4 threads on 2
  * cpus, 2.9 -> 2.1 times glibc's items/s).
+ * A hand-shake (the same: only how a woken sleeper re-takes the mutex): a
+ * condition variable whose seq is still below FTHR_COND_YOUNG, woken at
+ * most twice since its init, carries a hand-shake, not a loop of
+ * hand-offs: HotSpot starts each thread with a monitor of its own, where
+ * the new thread broadcasts "initialized" and waits, and its creator
+ * signals "start" holding the mutex; then both run on. There the yield
+ * keeps the woken creator queued on the new thread's cpu, whose spin for
+ * its start then fails, while a plain lock's sleep on the mutex word has
+ * the holder's unlock wake it onto a free cpu, where it signals the
+ * spinning thread (per run of bench/fthr-bench start_handshake: the
+ * start's wait won by spinning 271-439 times in 2500 with the yield,
+ * 1114-1278 without). So a young condition's sleeper re-takes the mutex
+ * as a plain lock (docs/bench-2026-12-06-twentyninth.md: start_handshake
+ * 0.89-0.92 -> 0.96-0.97 of glibc's threads/s, Java's Thread
+ * create+start+join 0.91-0.98 -> 1.00, in both layouts; Ruby's Mutex
+ * and Thread.pass, whose threads' condition variables live long, keep
+ * the yield's gains).
  * Timeouts: a waiter whose deadline passed returns 0, not ETIMEDOUT, if seq
  * moved meanwhile: the signal may have been meant for it.
  * Cancellation (a cancellation point, the host's machinery): the type is
@@ -300,6 +318,7 @@ static void cond_cancelled(void *arg)
 #define FTHR_COND_SKIP 64
 #define FTHR_COND_NAP_NS 20000	/* a batching waiter's nap (cond_batch_woken) */
 #define FTHR_HERD 2	/* a herd: more sleepers than this many per cpu */
+#define FTHR_COND_YOUNG 3 /* a hand-shake: seq below this (head comment) */
 
 /* A gap between tries that failed again: min at first, then doubled, up
  * to max (the probes' and the naps' backoff). */
@@ -418,6 +437,19 @@ static inline bool cond_spin(struct cond *c, int seq, bool *batching)
 	return true;
 }
 
+/* How a sleeper a wake-up took off the queue re-takes the mutex: in its
+ * queue if it is one of a herd, as a plain lock if the condition variable
+ * is young (a hand-shake), else with a yield first if the mutex is held
+ * (head comment). */
+static inline enum fthr_relock cond_relock_how(struct cond *c)
+{
+	int herd = a_load_relaxed(&c->herd), seq = a_load_relaxed(&c->seq);
+
+	if (herd == seq)
+		return FTHR_RELOCK_QUEUE;
+	return (unsigned)seq < FTHR_COND_YOUNG ? FTHR_RELOCK_SPIN : FTHR_RELOCK_YIELD;
+}
+
 static int cond_wait(pthread_cond_t *cv, pthread_mutex_t *m, clockid_t clk,
 		     const struct timespec *abstime)
 {
@@ -453,8 +485,7 @@ static int cond_wait(pthread_cond_t *cv, pthread_mutex_t *m, clockid_t clk,
 		if (r == 0 && fthr_futex_counts_exact)
 			wake_back(c, shared);
 		if (r == 0)
-			how = a_load_relaxed(&c->herd) == a_load_relaxed(&c->seq)
-				      ? FTHR_RELOCK_QUEUE : FTHR_RELOCK_YIELD;
+			how = cond_relock_how(c);
 		if (batching)
 			cond_batch_woken(c, m, seq, r, abstime != NULL);
 	}

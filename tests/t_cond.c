@@ -2177,6 +2177,84 @@ START_TEST(woken_waiter_waits_for_a_signaller_that_holds_the_mutex)
 }
 END_TEST
 
+/* The same, on a fresh monitor per round (HotSpot's thread start; the
+ * condition variable is young, thr_cond.c: A hand-shake, so the woken
+ * sleeper re-takes the mutex as a plain lock, without the yield): the new
+ * thread broadcasts "initialized" and holds the mutex a while, then waits
+ * to be started; its creator, woken to that held mutex, sets "started",
+ * signals and holds the mutex a while in turn. Each side's wait must
+ * return with the mutex its own, after the other let go, every round. */
+#define YH_ROUNDS 100
+#define YH_HOLD_NS 30000
+struct yh {
+	pthread_mutex_t m;
+	pthread_cond_t c;
+	int state;	   /* 0 created, 1 initialized, 2 started */
+	int holding;	   /* a side holds m after its wake-up call */
+	int early;	   /* waits that returned while the other held m */
+};
+
+static void *yh_thread(void *arg)
+{
+	struct yh *y = arg;
+
+	pthread_mutex_lock(&y->m);
+	y->state = 1;
+	if (pthread_cond_broadcast(&y->c))
+		return (void *)1;
+	y->holding = 1;
+	spin_ns(YH_HOLD_NS);
+	y->holding = 0;
+	while (y->state == 1)
+		if (pthread_cond_wait(&y->c, &y->m))
+			return (void *)2;
+	if (y->holding)
+		y->early++;
+	pthread_mutex_unlock(&y->m);
+	return NULL;
+}
+
+START_TEST(young_cond_handshake_waits_for_the_holder)
+{
+	cpu_set_t cpus;
+	int early = 0, started = 0;
+
+	ck_assert_int_eq(sched_getaffinity(0, sizeof(cpus), &cpus), 0);
+	if (_i % 2)
+		pin_to_nth(&cpus, 0);
+	for (int i = 0; i < YH_ROUNDS; i++) {
+		struct yh y = { .state = 0 };
+		pthread_t t;
+
+		ck_assert_int_eq(pthread_mutex_init(&y.m, NULL), 0);
+		ck_assert_int_eq(pthread_cond_init(&y.c, NULL), 0);
+		ck_assert_int_eq(pthread_mutex_lock(&y.m), 0);
+		ck_assert_int_eq(pthread_create(&t, NULL, yh_thread, &y), 0);
+		while (y.state == 0)
+			ck_assert_int_eq(pthread_cond_wait(&y.c, &y.m), 0);
+		if (y.holding)
+			early++;
+		y.state = 2;
+		started++;
+		ck_assert_int_eq(pthread_cond_signal(&y.c), 0);
+		y.holding = 1;
+		spin_ns(YH_HOLD_NS);
+		y.holding = 0;
+		ck_assert_int_eq(pthread_mutex_unlock(&y.m), 0);
+		ck_assert_ptr_null(harness_join(t, 30));
+		early += y.early;
+		ck_assert_int_eq(y.state, 2);
+		ck_assert_int_eq(pthread_mutex_trylock(&y.m), 0);
+		ck_assert_int_eq(pthread_mutex_unlock(&y.m), 0);
+		ck_assert_int_eq(pthread_cond_destroy(&y.c), 0);
+		ck_assert_int_eq(pthread_mutex_destroy(&y.m), 0);
+	}
+	ck_assert_int_eq(sched_setaffinity(0, sizeof(cpus), &cpus), 0);
+	ck_assert_int_eq(started, YH_ROUNDS);
+	ck_assert_int_eq(early, 0);
+}
+END_TEST
+
 START_TEST(free_running_signaller_batches_its_sole_waiter)
 {
 	cpu_set_t cpus;
@@ -2368,6 +2446,7 @@ int main(void)
 	tcase_add_loop_test(tc, each_signal_wakes_a_sleeper_of_its_own, 0, 3);
 	tc = harness_tcase(s, "relock", 30);
 	tcase_add_loop_test(tc, woken_waiter_waits_for_a_signaller_that_holds_the_mutex, 0, 16);
+	tcase_add_loop_test(tc, young_cond_handshake_waits_for_the_holder, 0, 2);
 	tc = harness_tcase(s, "batching", 30);
 	tcase_add_test(tc, free_running_signaller_batches_its_sole_waiter);
 	tcase_add_test(tc, batching_waiter_does_not_stall_a_waiting_producer);
