@@ -134,13 +134,14 @@
  * keeps the woken creator queued on the new thread's cpu, whose spin for
  * its start then fails, while a plain lock's sleep on the mutex word has
  * the holder's unlock wake it onto a free cpu, where it signals the
- * spinning thread (per run of bench/fthr-bench start_handshake: the
- * start's wait won by spinning 271-439 times in 2500 with the yield,
- * 1114-1278 without). So a young condition's sleeper re-takes the mutex
- * as a plain lock (docs/bench-2026-12-06-twentyninth.md: start_handshake
- * 0.89-0.92 -> 0.96-0.97 of glibc's threads/s, Java's Thread
- * create+start+join 0.91-0.98 -> 1.00, in both layouts; Ruby's Mutex
- * and Thread.pass, whose threads' condition variables live long, keep
+ * spinning thread (bench/fthr-bench start_handshake, 2500 threads a run:
+ * the start's wait won by spinning 271-439 times with the yield,
+ * 1114-1278 without; docs/bench-2026-12-06-twentyeighth.md). So a young
+ * condition's sleeper re-takes the mutex as a plain lock
+ * (docs/bench-2026-12-06-twentyninth.md, fthr/glibc, both layouts:
+ * start_handshake 0.91 -> 0.97 of glibc's threads/s; Java's Thread
+ * create+start+join 0.93 -> 0.95 and 0.98; Ruby's Mutex and Thread.pass,
+ * whose threads' condition variables are woken again and again, keep
  * the yield's gains).
  * Timeouts: a waiter whose deadline passed returns 0, not ETIMEDOUT, if seq
  * moved meanwhile: the signal may have been meant for it.
