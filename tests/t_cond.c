@@ -2192,6 +2192,7 @@ struct yh {
 	int state;	   /* 0 created, 1 initialized, 2 started */
 	int holding;	   /* a side holds m after its wake-up call */
 	int early;	   /* waits that returned while the other held m */
+	int started;	   /* the thread's wait returned to state 2 */
 };
 
 static void *yh_thread(void *arg)
@@ -2210,6 +2211,7 @@ static void *yh_thread(void *arg)
 			return (void *)2;
 	if (y->holding)
 		y->early++;
+	y->started = y->state == 2;
 	pthread_mutex_unlock(&y->m);
 	return NULL;
 }
@@ -2235,7 +2237,6 @@ START_TEST(young_cond_handshake_waits_for_the_holder)
 		if (y.holding)
 			early++;
 		y.state = 2;
-		started++;
 		ck_assert_int_eq(pthread_cond_signal(&y.c), 0);
 		y.holding = 1;
 		spin_ns(YH_HOLD_NS);
@@ -2243,6 +2244,7 @@ START_TEST(young_cond_handshake_waits_for_the_holder)
 		ck_assert_int_eq(pthread_mutex_unlock(&y.m), 0);
 		ck_assert_ptr_null(harness_join(t, 30));
 		early += y.early;
+		started += y.started;
 		ck_assert_int_eq(y.state, 2);
 		ck_assert_int_eq(pthread_mutex_trylock(&y.m), 0);
 		ck_assert_int_eq(pthread_mutex_unlock(&y.m), 0);
