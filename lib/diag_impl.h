@@ -17,6 +17,7 @@
 #define FTHR_DIAG_IMPL_H
 
 #include "diag.h"
+#include "env.h"
 #include "self.h"
 
 /* ---- objects ---- */
@@ -76,9 +77,9 @@ struct dthread {
 /* The modes: -1 until the environment is read, then the FTHR_DIAG_* bits
  * (fthr_diag_on follows). */
 FTHR_HIDDEN extern int fthr_diag_modes;
-/* FTHR_PROFILE's file ("" = stderr; %p = the pid) and FTHR_PROFILE_TOP. */
-FTHR_HIDDEN extern char fthr_diag_profile_path[256];
-FTHR_HIDDEN extern int fthr_diag_profile_top;
+/* The settings read with the modes (env.h): FTHR_PROFILE's file ("" =
+ * stderr; %p = the pid), FTHR_PROFILE_TOP, FTHR_PROFILE_SIGUSR2. */
+FTHR_HIDDEN extern struct fthr_env fthr_diag_env;
 
 /* The table of objects (NOBJ records, NULL until mapped) and how many
  * objects found no record. */

@@ -10,10 +10,12 @@
  * count waits.
  */
 #include "config.h"
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "diag_impl.h"
 #include "lll.h"
@@ -57,6 +59,59 @@ static int by_wait(const void *a, const void *b)
 	       : x->acq < y->acq ? 1 : x->acq > y->acq ? -1 : 0;
 }
 
+/* The file FTHR_PROFILE names ('%p' becomes the pid), opened to be
+ * written, or -1 with a line on standard error saying why the report goes
+ * there instead. The rules (man/fthr.7, "Security"): a symbolic link as
+ * the last component is not followed; a FIFO without a reader is not
+ * waited for; a regular file is truncated and written only if it belongs
+ * to the process's real user and has no other hard link, and is left as
+ * it is otherwise; a terminal, FIFO or device is written as it is; a new
+ * file gets mode 0644 less the umask. fstat on the open descriptor
+ * decides, so nothing can swap the file between the check and the write. */
+static int profile_open(void)
+{
+	const char *tmpl = fthr_diag_env.profile_path, *p = strstr(tmpl, "%p");
+	const char *why = "the name is longer than 255 bytes";
+	char path[FTHR_ENV_PATH_MAX + 16];
+	struct stat st;
+	int fd = -1, e = 0;
+
+	if (p)
+		snprintf(path, sizeof(path), "%.*s%d%s", (int)(p - tmpl), tmpl, (int)getpid(), p + 2);
+	else
+		snprintf(path, sizeof(path), "%s", tmpl);
+	if (!fthr_diag_env.path_rejected) {
+		fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
+			  0644);
+		e = errno;
+		if (fd >= 0 && fstat(fd, &st) != 0) {
+			e = errno;
+			close(fd);
+			fd = -1;
+		}
+		why = fd >= 0 ? NULL : e == ELOOP ? "a symbolic link, not followed"
+		      : e == ENXIO ? "a FIFO with no reader" : strerror(e);
+	}
+	if (fd >= 0 && S_ISREG(st.st_mode)) {
+		if (st.st_uid != getuid() || st.st_nlink != 1) {
+			why = "a regular file of another user, or with another hard link";
+			close(fd);
+			fd = -1;
+		} else if (ftruncate(fd, 0) != 0) {
+			why = strerror(errno);
+			close(fd);
+			fd = -1;
+		}
+	}
+	if (fd >= 0) {
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+		return fd;
+	}
+	fthr_diag_out("fthr-profile: not written to %s: %s; the report follows here\n",
+		      fthr_diag_env.path_rejected ? "the file FTHR_PROFILE names" : path, why);
+	return -1;
+}
+
 static void profile_report(void)
 {
 	struct dobj **v;
@@ -73,31 +128,21 @@ static void profile_report(void)
 		}
 	qsort(v, (size_t)n, sizeof(*v), by_wait);
 	fthr_lll_lock(&fthr_diag_report_lock, false);
-	if (fthr_diag_profile_path[0]) {
-		char path[300];
-		const char *p = strstr(fthr_diag_profile_path, "%p");
-
-		if (p)
-			snprintf(path, sizeof(path), "%.*s%d%s",
-				 (int)(p - fthr_diag_profile_path), fthr_diag_profile_path,
-				 (int)getpid(), p + 2);
-		else
-			snprintf(path, sizeof(path), "%s", fthr_diag_profile_path);
-		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (fd >= 0)
-			fthr_diag_report_fd = fd;
-	}
+	if (fthr_diag_env.profile_path[0] || fthr_diag_env.path_rejected)
+		fd = profile_open();
+	if (fd >= 0)
+		fthr_diag_report_fd = fd;
 	fthr_diag_out("fthr-profile: pid %d, %d objects used, %ld contended acquisitions, "
 		      "%ld.%03ld ms waited in all",
 		      (int)getpid(), n, contended, waits / 1000000, (waits / 1000) % 1000);
 	if (fthr_diag_objs_lost)
 		fthr_diag_out(" (%d objects not tracked: table full)", fthr_diag_objs_lost);
 	fthr_diag_out("\nfthr-profile: top %d by wait time (ms); cond and sem count waits\n",
-		      n < fthr_diag_profile_top ? n : fthr_diag_profile_top);
+		      n < fthr_diag_env.profile_top ? n : fthr_diag_env.profile_top);
 	fthr_diag_out("%-6s %-18s %10s %10s %13s %13s %13s %13s  %s\n", "kind", "object",
 		      "acquired", "contended", "wait total", "wait max", "hold total", "hold max",
 		      "site");
-	for (int i = 0; i < n && i < fthr_diag_profile_top; i++) {
+	for (int i = 0; i < n && i < fthr_diag_env.profile_top; i++) {
 		struct dobj *o = v[i];
 
 		fthr_diag_out("%-6s %-18p %10ld %10ld", fthr_diag_kind_name[o->kind],

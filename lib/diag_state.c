@@ -14,6 +14,7 @@
 #include <execinfo.h>
 #include <fcntl.h>
 #include <link.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -26,108 +27,35 @@
 
 FTHR_HIDDEN int fthr_diag_modes = -1;
 FTHR_HIDDEN signed char fthr_diag_on = -1;
-FTHR_HIDDEN char fthr_diag_profile_path[256];
-FTHR_HIDDEN int fthr_diag_profile_top = 10;
-static bool profile_sigusr2;
+FTHR_HIDDEN struct fthr_env fthr_diag_env;
 
-FTHR_NO_SANITIZE static bool starts(const char *s, const char *p)
-{
-	while (*p)
-		if (*s++ != *p++)
-			return false;
-	return true;
-}
-
-/* (libc's string functions are not used here: the first call may come from
- * another library's constructor, before a sanitizer's interceptors are set
- * up) */
-FTHR_NO_SANITIZE static bool streq(const char *a, const char *b)
-{
-	while (*a && *a == *b)
-		a++, b++;
-	return *a == *b;
-}
-
-FTHR_NO_SANITIZE static int parse_int(const char *s)
-{
-	int v = 0;
-
-	while (*s >= '0' && *s <= '9')
-		v = v * 10 + (*s++ - '0');
-	return v;
-}
-
-FTHR_NO_SANITIZE static void env_entry(const char *e, int *mode)
-{
-	const char *v;
-
-	if (starts(e, "FTHR_PROFILE=")) {
-		v = e + 13;
-		if (*v && !streq(v, "0")) {
-			*mode |= FTHR_DIAG_PROFILE;
-			for (int i = 0; !streq(v, "1") && v[i] &&
-					i < (int)sizeof(fthr_diag_profile_path) - 1; i++)
-				fthr_diag_profile_path[i] = v[i];
-		}
-	} else if (starts(e, "FTHR_PROFILE_TOP=")) {
-		if (parse_int(e + 17) > 0)
-			fthr_diag_profile_top = parse_int(e + 17);
-	} else if (starts(e, "FTHR_PROFILE_SIGUSR2=")) {
-		profile_sigusr2 = e[21] == '1';
-	} else if (starts(e, "FTHR_CHECK=")) {
-		v = e + 11;
-		if (streq(v, "abort"))
-			*mode |= FTHR_DIAG_CHECK | FTHR_DIAG_ABORT;
-		else if (*v && !streq(v, "0"))
-			*mode |= FTHR_DIAG_CHECK;
-	}
-}
-
-/* May run from another library's constructor, before this library's and
- * before the sanitizer runtimes are set up: raw system calls and static
- * memory only. The environment is the one the process was started with,
- * whatever the program has done to environ since. Returns the modes. */
-FTHR_NO_SANITIZE static int env_read(void)
-{
-	char buf[1024], cur[300];
-	int fd, len = 0, mode = 0;
-	bool keep = true;
-	long n;
-
-	fd = (int)arch_syscall6(SYS_openat, AT_FDCWD, (long)"/proc/self/environ",
-				O_RDONLY | O_CLOEXEC, 0, 0, 0);
-	if (fd < 0)
-		return 0;
-	while ((n = arch_syscall6(SYS_read, fd, (long)buf, sizeof(buf), 0, 0, 0)) > 0)
-		for (long i = 0; i < n; i++) {
-			if (keep && len < (int)sizeof(cur) - 1)
-				cur[len++] = buf[i];
-			if (len == 5 && keep && !starts(cur, "FTHR_"))
-				keep = false;
-			if (buf[i] == '\0') {
-				if (keep)
-					env_entry(cur, &mode);
-				len = 0;
-				keep = true;
-			}
-		}
-	arch_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
-	return mode;
-}
-
-/* The first call decides (two racing first calls read the same file and
- * decide the same); fthr_diag_on follows, so that from then on the
- * watched entry points call diag_* only while a mode is on. */
+/* The first call reads the environment into fthr_diag_env and publishes
+ * the modes; fthr_diag_on follows, so that from then on the watched entry
+ * points call diag_* only while a mode is on. A call that races it waits
+ * for the modes; one that cannot see them published after a while (a
+ * signal handler that interrupted the first call on its own thread) runs
+ * unwatched. */
 FTHR_NO_SANITIZE int fthr_diag_mode(void)
 {
+	static int claimed;
 	int mode = __atomic_load_n(&fthr_diag_modes, __ATOMIC_ACQUIRE);
 
-	if (mode < 0) {
-		mode = env_read();
+	if (mode >= 0)
+		return mode;
+	if (!__atomic_exchange_n(&claimed, 1, __ATOMIC_ACQUIRE)) {
+		fthr_env_read(&fthr_diag_env);
+		mode = fthr_diag_env.modes;
 		__atomic_store_n(&fthr_diag_modes, mode, __ATOMIC_RELEASE);
 		__atomic_store_n(&fthr_diag_on, (signed char)mode, __ATOMIC_RELAXED);
+		return mode;
 	}
-	return mode;
+	for (int i = 0; i < 10000; i++) {
+		mode = __atomic_load_n(&fthr_diag_modes, __ATOMIC_ACQUIRE);
+		if (mode >= 0)
+			return mode;
+		sched_yield();
+	}
+	return 0;
 }
 
 /* ---- objects ---- */
@@ -169,7 +97,7 @@ static void objs_init(void)
 	backtrace(pc, 2); /* loads the unwinder now, not inside a lock */
 	if (profiling()) {
 		atexit(fthr_diag_report_at_exit);
-		if (profile_sigusr2)
+		if (fthr_diag_env.profile_sigusr2)
 			signal(SIGUSR2, fthr_diag_report_on_signal);
 	}
 }

@@ -99,10 +99,10 @@ lib/self.c SYS_gettid                   # the kernel tid that owner words hold (
 lib/self.c arch_syscall6                # that call, raw
 lib/self.h SYS_sched_yield              # FreeBSD has it too, with another number from <sys/syscall.h>
 lib/self.h arch_syscall6                # raw, inline on the spin path; arch_syscall6 follows Linux's convention
-lib/diag_state.c arch_syscall6          # open/read/close of /proc/self/environ at the first watched call (maybe in another library's constructor); FreeBSD: no procfs by default, read environ another way
-lib/diag_state.c SYS_openat             # (the same)
-lib/diag_state.c SYS_read               # (the same)
-lib/diag_state.c SYS_close              # (the same)
+lib/env.c arch_syscall6                 # open/read/close of /proc/self/auxv and /proc/self/environ when the variables are read (maybe in another library's constructor); FreeBSD: no procfs by default, issetugid(2) and environ would serve
+lib/env.c SYS_openat                    # (the same)
+lib/env.c SYS_read                      # (the same)
+lib/env.c SYS_close                     # (the same)
 EOF
 sed 's/[[:space:]]*#.*//; /^$/d' "$tmp/allow" >"$tmp/allow.keys"
 

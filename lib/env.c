@@ -1,0 +1,185 @@
+/* lib/env.c: fthr's environment variables (env.h): secure-execution mode,
+ * the reading of /proc/self/environ, and the one parser of every value.
+ *
+ * Read once per process (diag_state.c's first watched call or its
+ * constructor), possibly from another library's constructor before the
+ * sanitizer runtimes are set up: raw system calls, static and stack
+ * memory, no libc string function.
+ */
+#include "config.h"
+#include <elf.h>
+#include <fcntl.h>
+#include <sys/syscall.h>
+#include "diag.h"
+#include "env.h"
+
+FTHR_NO_SANITIZE static long sys_open_ro(const char *path)
+{
+	return arch_syscall6(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC, 0, 0, 0);
+}
+
+FTHR_NO_SANITIZE static long sys_read(long fd, void *buf, unsigned long n)
+{
+	return arch_syscall6(SYS_read, fd, (long)buf, (long)n, 0, 0, 0);
+}
+
+FTHR_NO_SANITIZE static void sys_close(long fd)
+{
+	arch_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
+}
+
+/* The auxiliary vector is (type, value) pairs of the process's word size
+ * up to AT_NULL; the kernel's copy is a few hundred bytes. Anything but a
+ * readable AT_SECURE of 0 counts as secure: a process that cannot read
+ * its own auxv cannot read its environ either. */
+FTHR_NO_SANITIZE bool fthr_env_secure(void)
+{
+	unsigned long av[128];
+	long fd, n, got = 0;
+
+	fd = sys_open_ro("/proc/self/auxv");
+	if (fd < 0)
+		return true;
+	while (got < (long)sizeof(av) &&
+	       (n = sys_read(fd, (char *)av + got, sizeof(av) - (unsigned long)got)) > 0)
+		got += n;
+	sys_close(fd);
+	for (long i = 0; i + 1 < got / (long)sizeof(av[0]) && av[i] != AT_NULL; i += 2)
+		if (av[i] == AT_SECURE)
+			return av[i + 1] != 0;
+	return true;
+}
+
+FTHR_NO_SANITIZE static bool starts(const char *s, const char *p)
+{
+	while (*p)
+		if (*s++ != *p++)
+			return false;
+	return true;
+}
+
+FTHR_NO_SANITIZE static bool streq(const char *a, const char *b)
+{
+	while (*a && *a == *b)
+		a++, b++;
+	return *a == *b;
+}
+
+/* A decimal number from 1 to max, digits only; -1 for anything else
+ * (empty, a sign, spaces, other bytes, 0, more than max). */
+FTHR_NO_SANITIZE static long parse_count(const char *s, long max)
+{
+	long v = 0;
+
+	if (!*s)
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		v = v * 10 + (*s - '0');
+		if (v > max)
+			return -1;
+	}
+	return v > 0 ? v : -1;
+}
+
+FTHR_NO_SANITIZE void fthr_env_defaults(struct fthr_env *env)
+{
+	/* (field by field: a zeroing loop may become a call to memset) */
+	env->modes = 0;
+	env->profile_top = FTHR_ENV_TOP_DEFAULT;
+	env->profile_sigusr2 = false;
+	env->path_rejected = false;
+	env->profile_path[0] = '\0';
+	env->secure = false;
+}
+
+/* FTHR_PROFILE: "" or "0" off; "1" standard error; else a file name, kept
+ * only whole. */
+FTHR_NO_SANITIZE static void profile_value(struct fthr_env *env, const char *v, bool whole)
+{
+	int i;
+
+	env->profile_path[0] = '\0';
+	env->path_rejected = false;
+	if (whole && (!*v || streq(v, "0"))) {
+		env->modes &= ~FTHR_DIAG_PROFILE;
+		return;
+	}
+	env->modes |= FTHR_DIAG_PROFILE;
+	if (whole && streq(v, "1"))
+		return;
+	for (i = 0; whole && v[i] && i < FTHR_ENV_PATH_MAX; i++)
+		env->profile_path[i] = v[i];
+	if (!whole || v[i]) {
+		env->profile_path[0] = '\0';
+		env->path_rejected = true;
+	} else {
+		env->profile_path[i] = '\0';
+	}
+}
+
+FTHR_NO_SANITIZE void fthr_env_entry(struct fthr_env *env, const char *e, bool whole)
+{
+	const char *v;
+	long n;
+
+	if (!starts(e, "FTHR_"))
+		return;
+	if (starts(e, "FTHR_PROFILE=")) {
+		profile_value(env, e + 13, whole);
+	} else if (starts(e, "FTHR_PROFILE_TOP=")) {
+		n = whole ? parse_count(e + 17, FTHR_ENV_TOP_MAX) : -1;
+		env->profile_top = n > 0 ? (int)n : FTHR_ENV_TOP_DEFAULT;
+	} else if (starts(e, "FTHR_PROFILE_SIGUSR2=")) {
+		env->profile_sigusr2 = whole && streq(e + 21, "1");
+	} else if (starts(e, "FTHR_CHECK=")) {
+		v = e + 11;
+		env->modes &= ~(FTHR_DIAG_CHECK | FTHR_DIAG_ABORT);
+		if (whole && streq(v, "abort"))
+			env->modes |= FTHR_DIAG_CHECK | FTHR_DIAG_ABORT;
+		else if (whole && streq(v, "1"))
+			env->modes |= FTHR_DIAG_CHECK;
+	}
+}
+
+/* The entries of /proc/self/environ, NUL-separated, streamed through a
+ * buffer: an entry is kept up to sizeof(cur) - 1 bytes (more than any
+ * valid "NAME=VALUE" of fthr's), and one longer than that is passed on
+ * marked cut. Entries that do not start with FTHR_ are skipped unread. */
+FTHR_NO_SANITIZE void fthr_env_read(struct fthr_env *env)
+{
+	char buf[1024], cur[FTHR_ENV_PATH_MAX + 64];
+	long fd, n;
+	size_t len = 0;
+	bool keep = true, whole = true;
+
+	fthr_env_defaults(env);
+	env->secure = fthr_env_secure();
+	if (env->secure)
+		return;
+	fd = sys_open_ro("/proc/self/environ");
+	if (fd < 0)
+		return;
+	while ((n = sys_read(fd, buf, sizeof(buf))) > 0)
+		for (long i = 0; i < n; i++) {
+			if (buf[i] == '\0') {
+				if (keep && len >= 5) {
+					cur[len] = '\0';
+					fthr_env_entry(env, cur, whole);
+				}
+				len = 0;
+				keep = whole = true;
+				continue;
+			}
+			if (!keep)
+				continue;
+			if (len < sizeof(cur) - 1)
+				cur[len++] = buf[i];
+			else
+				whole = false;
+			if (len == 5 && !starts(cur, "FTHR_"))
+				keep = false;
+		}
+	sys_close(fd);
+}
