@@ -65,22 +65,19 @@ FTHR_NO_SANITIZE static bool streq(const char *a, const char *b)
 	return *a == *b;
 }
 
-/* A decimal number from 1 to max, digits only; -1 for anything else
- * (empty, a sign, spaces, other bytes, 0, more than max). */
+/* A decimal number of 1 to 7 digits, from 1 to max; -1 for anything
+ * else (empty, a sign, spaces, other bytes, 0, more than max). */
 FTHR_NO_SANITIZE static long parse_count(const char *s, long max)
 {
 	long v = 0;
+	int i;
 
-	if (!*s)
-		return -1;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9')
+	for (i = 0; s[i]; i++) {
+		if (s[i] < '0' || s[i] > '9' || i == 7)
 			return -1;
-		v = v * 10 + (*s - '0');
-		if (v > max)
-			return -1;
+		v = v * 10 + (s[i] - '0');
 	}
-	return v > 0 ? v : -1;
+	return v > 0 && v <= max ? v : -1;
 }
 
 FTHR_NO_SANITIZE void fthr_env_defaults(struct fthr_env *env)
@@ -143,24 +140,17 @@ FTHR_NO_SANITIZE void fthr_env_entry(struct fthr_env *env, const char *e, bool w
 	}
 }
 
-/* The entries of /proc/self/environ, NUL-separated, streamed through a
- * buffer: an entry is kept up to sizeof(cur) - 1 bytes (more than any
- * valid "NAME=VALUE" of fthr's), and one longer than that is passed on
- * marked cut. Entries that do not start with FTHR_ are skipped unread. */
-FTHR_NO_SANITIZE void fthr_env_read(struct fthr_env *env)
+/* The entries are streamed through a buffer: an entry is kept up to
+ * sizeof(cur) - 1 bytes (more than any valid "NAME=VALUE" of fthr's), and
+ * one longer than that is passed on marked cut. Entries that do not start
+ * with FTHR_ are skipped unread. */
+FTHR_NO_SANITIZE void fthr_env_scan(struct fthr_env *env, int fd)
 {
 	char buf[1024], cur[FTHR_ENV_PATH_MAX + 64];
-	long fd, n;
 	size_t len = 0;
 	bool keep = true, whole = true;
+	long n;
 
-	fthr_env_defaults(env);
-	env->secure = fthr_env_secure();
-	if (env->secure)
-		return;
-	fd = sys_open_ro("/proc/self/environ");
-	if (fd < 0)
-		return;
 	while ((n = sys_read(fd, buf, sizeof(buf))) > 0)
 		for (long i = 0; i < n; i++) {
 			if (buf[i] == '\0') {
@@ -181,5 +171,19 @@ FTHR_NO_SANITIZE void fthr_env_read(struct fthr_env *env)
 			if (len == 5 && !starts(cur, "FTHR_"))
 				keep = false;
 		}
+}
+
+FTHR_NO_SANITIZE void fthr_env_read(struct fthr_env *env)
+{
+	long fd;
+
+	fthr_env_defaults(env);
+	env->secure = fthr_env_secure();
+	if (env->secure)
+		return;
+	fd = sys_open_ro("/proc/self/environ");
+	if (fd < 0)
+		return;
+	fthr_env_scan(env, (int)fd);
 	sys_close(fd);
 }

@@ -16,8 +16,8 @@
 
 #include "fthr_impl.h"
 
-/* FTHR_PROFILE_TOP's bounds: more rows than the profiler's table holds
- * objects prints them all. */
+/* FTHR_PROFILE_TOP's bounds (a number of 1 to 7 digits): more rows than
+ * the profiler's table holds objects prints them all. */
 #define FTHR_ENV_TOP_DEFAULT 10
 #define FTHR_ENV_TOP_MAX 1000000
 /* The longest FTHR_PROFILE file name kept (bytes, without the NUL); a
@@ -41,6 +41,11 @@ struct fthr_env {
  * static memory only: it may run from another library's constructor,
  * before the sanitizer runtimes are set up. */
 FTHR_HIDDEN void fthr_env_read(struct fthr_env *env);
+
+/* Apply every FTHR_* entry of an environment block read from fd to
+ * env: NUL-terminated "NAME=VALUE" entries, as /proc/PID/environ holds
+ * them, of any length. */
+FTHR_HIDDEN void fthr_env_scan(struct fthr_env *env, int fd);
 
 /* The defaults. */
 FTHR_HIDDEN void fthr_env_defaults(struct fthr_env *env);
