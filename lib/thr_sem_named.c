@@ -37,8 +37,12 @@ struct mapping {
 static struct mapping *mappings;
 static volatile int mappings_lock;
 
-/* "/dev/shm/sem.NAME" for a valid NAME (leading slashes skipped, no other
- * slash, not empty, not too long); NULL otherwise. */
+/* "/dev/shm/sem.NAME" for a valid NAME; false otherwise. glibc's rules
+ * (__shm_get_name): leading slashes skipped; NAME not empty, without another
+ * slash, and at most NAME_MAX bytes. "." and ".." are valid: the "sem."
+ * prefix makes them the files sem.. and sem... in /dev/shm, no traversal.
+ * A NAME of NAME_MAX - 3 bytes or more passes here but makes the file name
+ * longer than NAME_MAX: the kernel answers ENAMETOOLONG, as under glibc. */
 static bool sem_path(const char *name, char *buf, size_t size)
 {
 	size_t n;
@@ -46,8 +50,7 @@ static bool sem_path(const char *name, char *buf, size_t size)
 	while (*name == '/')
 		name++;
 	n = strlen(name);
-	if (n == 0 || n >= NAME_MAX - sizeof(SEM_PREFIX) || strchr(name, '/') ||
-	    !strcmp(name, ".") || !strcmp(name, ".."))
+	if (n == 0 || n > NAME_MAX || strchr(name, '/'))
 		return false;
 	snprintf(buf, size, "%s%s%s", SHM_DIR, SEM_PREFIX, name);
 	return true;
@@ -64,6 +67,13 @@ static sem_t *map_sem(int fd, const char *name)
 
 	if (fstat(fd, &st) != 0)
 		return SEM_FAILED;
+	/* A file shorter than a sem_t (planted, or truncated) is no semaphore:
+	 * an empty one raises SIGBUS on first use of the mapping, a short one
+	 * keeps part of the sem_t past its end. Refuse it (glibc maps it). */
+	if (st.st_size < (off_t)sizeof(sem_t)) {
+		errno = EINVAL;
+		return SEM_FAILED;
+	}
 	fthr_lll_lock(&mappings_lock, false);
 	for (m = mappings; m; m = m->next)
 		if (m->dev == st.st_dev && m->ino == st.st_ino && !strcmp(m->name, name)) {
@@ -101,9 +111,13 @@ static int create_sem_file(const char *path, mode_t mode, unsigned value)
 	struct timespec now;
 	struct sem init = { 0 }; /* (fthr_sem_setup leaves pad alone) */
 	sem_t buf;
+	ssize_t w;
 	int fd = -1, e, i;
 
-	/* The mode goes through open(), so the umask applies, as with glibc. */
+	/* The mode goes through open(), so the umask applies, as with glibc;
+	 * only its permission bits: POSIX sets the permission bits from it,
+	 * and a semaphore's file has no use for setuid, setgid or sticky. */
+	mode &= 0777;
 	for (i = 0; i < 100 && fd < 0; i++) {
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		snprintf(tmp, sizeof(tmp), "%ssem.%lx", SHM_DIR,
@@ -113,13 +127,18 @@ static int create_sem_file(const char *path, mode_t mode, unsigned value)
 		if (fd < 0 && errno != EEXIST)
 			return -1;
 	}
-	if (fd < 0)
+	/* No free temporary name in 100 tries: EAGAIN, as glibc; not EEXIST,
+	 * which the caller takes for "the semaphore exists". */
+	if (fd < 0) {
+		errno = EAGAIN;
 		return -1;
+	}
 	memset(&buf, 0, sizeof(buf));
 	fthr_sem_setup(&init, value, true);
 	memcpy(&buf, &init, sizeof(init));
-	if (write(fd, &buf, sizeof(buf)) != (ssize_t)sizeof(buf) || link(tmp, path) != 0) {
-		e = errno;
+	w = write(fd, &buf, sizeof(buf));
+	if (w != (ssize_t)sizeof(buf) || link(tmp, path) != 0) {
+		e = w >= 0 && w != (ssize_t)sizeof(buf) ? ENOSPC : errno;
 		close(fd);
 		unlink(tmp);
 		errno = e;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -1453,6 +1454,281 @@ START_TEST(named_across_fork)
 }
 END_TEST
 
+/* glibc's name rules (__shm_get_name): leading slashes skipped, then at
+ * most NAME_MAX (255) bytes. The file name has "sem." in front, so 251
+ * bytes is the longest name that works; 252 to 255 pass the name check and
+ * the kernel answers ENAMETOOLONG; a longer name is invalid: EINVAL, and
+ * ENOENT from sem_unlink. A name of 'len' bytes after its slash: */
+static char *sized_name(size_t len, const char *tag)
+{
+	char *b = malloc(len + 2);
+	size_t n;
+
+	ck_assert_ptr_nonnull(b);
+	uniq_name(b, len + 2, tag);
+	n = strlen(b);
+	memset(b + n, 'x', len + 1 - n);
+	b[len + 1] = '\0';
+	return b;
+}
+
+START_TEST(named_name_lengths)
+{
+	static const size_t too_long[] = { NAME_MAX - 3, NAME_MAX };
+	static const size_t invalid[] = { NAME_MAX + 1, 10000 };
+	char *name, *slashes;
+	sem_t *s1, *s2;
+	struct stat st;
+	size_t i;
+	int e;
+
+	name = sized_name(NAME_MAX - 4, "len");
+	errno = 4242;
+	s1 = sem_open(name, O_CREAT | O_EXCL, 0600, 1);
+	e = errno;
+	ck_assert_msg(s1 != SEM_FAILED, "sem_open, a %d-byte name: %s",
+		      NAME_MAX - 4, strerror(e));
+	ck_assert_int_eq(e, 4242); /* errno left alone on success */
+	ck_assert_msg(shm_stat(name, &st) == 0, "no /dev/shm/sem.%s", name + 1);
+	s2 = sem_open(name, 0);
+	ck_assert_msg(s2 == s1, "reopen, a %d-byte name: %p, %s", NAME_MAX - 4,
+		      (void *)s2, strerror(errno));
+	ck_assert_int_eq(sem_post(s2), 0);
+	ck_assert_int_eq(val(s1), 2);
+	errno = 4242;
+	ck_assert_int_eq(sem_unlink(name), 0);
+	ck_assert_int_eq(sem_close(s2), 0);
+	ck_assert_int_eq(sem_close(s1), 0);
+	ck_assert_int_eq(errno, 4242);
+	ck_assert_int_ne(shm_stat(name, &st), 0);
+	free(name);
+
+	for (i = 0; i < sizeof(too_long) / sizeof(too_long[0]); i++) {
+		name = sized_name(too_long[i], "len");
+		ASSERT_OPEN_FAILS(sem_open(name, O_CREAT | O_EXCL, 0600, 1), ENAMETOOLONG);
+		ASSERT_OPEN_FAILS(sem_open(name, O_CREAT, 0600, 1), ENAMETOOLONG);
+		ASSERT_OPEN_FAILS(sem_open(name, 0), ENAMETOOLONG);
+		ASSERT_FAILS(sem_unlink(name), ENAMETOOLONG);
+		free(name);
+	}
+	for (i = 0; i < sizeof(invalid) / sizeof(invalid[0]); i++) {
+		name = sized_name(invalid[i], "len");
+		ASSERT_OPEN_FAILS(sem_open(name, O_CREAT | O_EXCL, 0600, 1), EINVAL);
+		ASSERT_OPEN_FAILS(sem_open(name, O_CREAT, 0600, 1), EINVAL);
+		ASSERT_OPEN_FAILS(sem_open(name, 0), EINVAL);
+		ASSERT_FAILS(sem_unlink(name), ENOENT);
+		free(name);
+	}
+
+	/* The leading slashes do not count. */
+	name = sized_name(NAME_MAX, "len");
+	slashes = malloc(strlen(name) + 3);
+	ck_assert_ptr_nonnull(slashes);
+	sprintf(slashes, "//%s", name);
+	ASSERT_OPEN_FAILS(sem_open(slashes, 0), ENAMETOOLONG);
+	strcat(slashes, "x");
+	ASSERT_OPEN_FAILS(sem_open(slashes, 0), EINVAL);
+	ASSERT_FAILS(sem_unlink(slashes), ENOENT);
+	free(slashes);
+	free(name);
+}
+END_TEST
+
+/* "." and ".." are valid names, as in glibc: "sem." in front makes them the
+ * files sem.. and sem... inside /dev/shm, no way out of it. Those names are
+ * the same in every run: runs take turns under a lock on /dev/shm itself,
+ * a file already there is left alone (the test fails, naming it), and the
+ * test removes what it made before it checks. */
+START_TEST(named_dot_names)
+{
+	static const struct {
+		const char *name, *alt, *file;
+	} c[] = {
+		{ ".", "/.", "/dev/shm/sem.." },
+		{ "..", "//..", "/dev/shm/sem..." },
+	};
+	int64_t end = harness_now_ns(CLOCK_MONOTONIC) + 5000000000LL;
+	int dir, i;
+
+	dir = open("/dev/shm", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_msg(dir >= 0, "/dev/shm: %s", strerror(errno));
+	while (flock(dir, LOCK_EX | LOCK_NB) != 0) {
+		ck_assert_msg(errno == EWOULDBLOCK, "flock /dev/shm: %s", strerror(errno));
+		ck_assert_msg(harness_now_ns(CLOCK_MONOTONIC) < end,
+			      "/dev/shm stayed locked for 5 s");
+		usleep(1000);
+	}
+	for (i = 0; i < 2; i++) {
+		sem_t *s1, *s2;
+		struct stat st;
+		int e1, e2, made, posted = -1, v = -1, unl, ue, gone;
+
+		ck_assert_msg(lstat(c[i].file, &st) != 0 && errno == ENOENT,
+			      "%s exists already (not this test's): remove it to "
+			      "run this test", c[i].file);
+		errno = 0;
+		s1 = sem_open(c[i].name, O_CREAT | O_EXCL, 0600, 5);
+		e1 = errno;
+		made = lstat(c[i].file, &st) == 0 && S_ISREG(st.st_mode) &&
+		       st.st_size == (off_t)sizeof(sem_t);
+		errno = 0;
+		s2 = sem_open(c[i].alt, 0);
+		e2 = errno;
+		if (s1 != SEM_FAILED && s2 != SEM_FAILED) {
+			posted = sem_post(s2);
+			v = val(s1);
+		}
+		errno = 0;
+		unl = sem_unlink(c[i].alt);
+		ue = errno;
+		if (unl != 0 && s1 != SEM_FAILED)
+			unlink(c[i].file);
+		gone = lstat(c[i].file, &st) != 0 && errno == ENOENT;
+		if (s2 != SEM_FAILED)
+			sem_close(s2);
+		if (s1 != SEM_FAILED)
+			sem_close(s1);
+
+		ck_assert_msg(s1 != SEM_FAILED, "sem_open(\"%s\", O_CREAT|O_EXCL): %s",
+			      c[i].name, strerror(e1));
+		ck_assert_msg(made, "sem_open(\"%s\") made no %s", c[i].name, c[i].file);
+		ck_assert_msg(s2 != SEM_FAILED, "sem_open(\"%s\", 0): %s", c[i].alt,
+			      strerror(e2));
+		ck_assert_ptr_ne(s2, s1); /* another spelling, another handle */
+		ck_assert_int_eq(posted, 0);
+		ck_assert_int_eq(v, 6); /* one semaphore */
+		ck_assert_msg(unl == 0, "sem_unlink(\"%s\"): %s", c[i].alt, strerror(ue));
+		ck_assert_msg(gone, "%s still there", c[i].file);
+	}
+	close(dir);
+}
+END_TEST
+
+/* Only the permission bits of mode are used, less the umask: no setuid,
+ * setgid or sticky bit on a semaphore's file. */
+START_TEST(named_mode_permission_bits_only)
+{
+	char name[64];
+	struct stat st;
+	mode_t old;
+	sem_t *s;
+	int e;
+
+	uniq_name(name, sizeof(name), "mode");
+	old = umask(022);
+	s = sem_open(name, O_CREAT | O_EXCL, (mode_t)(04777 | 01000), 0);
+	e = errno;
+	umask(old);
+	ck_assert_msg(s != SEM_FAILED, "sem_open: %s", strerror(e));
+	ck_assert_int_eq(shm_stat(name, &st), 0);
+	ck_assert_int_eq(sem_unlink(name), 0);
+	ck_assert_int_eq(sem_close(s), 0);
+	ck_assert_msg((st.st_mode & 07777) == 0755, "mode %04o; expected 0755",
+		      (unsigned)(st.st_mode & 07777));
+}
+END_TEST
+
+/* A file /dev/shm/sem.NAME shorter than a sem_t (another user's, or
+ * truncated) is refused with EINVAL, not mapped (an empty one would raise
+ * SIGBUS on first use), and left as it is: a deliberate difference from
+ * glibc, which maps it. */
+START_TEST(named_short_file_refused)
+{
+	static const char *const content[] = { "abc", "" };
+	char name[64], path[PATH_MAX];
+	struct stat st;
+	ssize_t len;
+	int fd, i;
+
+	for (i = 0; i < 2; i++) {
+		uniq_name(name, sizeof(name), "short");
+		snprintf(path, sizeof(path), "/dev/shm/sem.%s", name + 1);
+		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		ck_assert_msg(fd >= 0, "%s: %s", path, strerror(errno));
+		len = (ssize_t)strlen(content[i]);
+		ck_assert_int_eq(write(fd, content[i], (size_t)len), len);
+		close(fd);
+		ASSERT_OPEN_FAILS(sem_open(name, 0), EINVAL);
+		ASSERT_OPEN_FAILS(sem_open(name + 1, O_RDWR), EINVAL);
+		ASSERT_OPEN_FAILS(sem_open(name, O_CREAT, 0600, 1), EINVAL);
+		ck_assert_int_eq(stat(path, &st), 0);
+		ck_assert_int_eq(st.st_size, len);
+		ck_assert_int_eq(sem_unlink(name), 0);
+	}
+}
+END_TEST
+
+/* O_CREAT|O_EXCL is atomic (the file is made under a temporary name and
+ * link()ed into place): of threads racing to create one fresh name, exactly
+ * one succeeds and the others get EEXIST, round after round. */
+enum { RACERS = 4, RACE_ROUNDS = 400 };
+static pthread_barrier_t race_go, race_done;
+static char race_name[64];
+static int race_stop;
+static sem_t *race_got[RACERS];
+static int race_err[RACERS];
+
+static void *racer(void *arg)
+{
+	int i = (int)(intptr_t)arg;
+
+	for (;;) {
+		pthread_barrier_wait(&race_go);
+		if (race_stop)
+			return NULL;
+		errno = 0;
+		race_got[i] = sem_open(race_name, O_CREAT | O_EXCL, 0600, 0);
+		race_err[i] = errno;
+		pthread_barrier_wait(&race_done);
+	}
+}
+
+START_TEST(named_excl_race)
+{
+	int64_t end = harness_now_ns(CLOCK_MONOTONIC) + 1000000000LL;
+	pthread_t t[RACERS];
+	char errs[RACERS * 16] = "";
+	int round, i, won, lost, bad = -1, bad_won = 0, bad_lost = 0;
+
+	ck_assert_int_eq(pthread_barrier_init(&race_go, NULL, RACERS + 1), 0);
+	ck_assert_int_eq(pthread_barrier_init(&race_done, NULL, RACERS + 1), 0);
+	for (i = 0; i < RACERS; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, racer, (void *)(intptr_t)i), 0);
+	for (round = 0; round < RACE_ROUNDS && bad < 0 &&
+			harness_now_ns(CLOCK_MONOTONIC) < end; round++) {
+		uniq_name(race_name, sizeof(race_name), "race");
+		pthread_barrier_wait(&race_go);
+		pthread_barrier_wait(&race_done);
+		won = lost = 0;
+		for (i = 0; i < RACERS; i++) {
+			if (race_got[i] != SEM_FAILED) {
+				won++;
+				sem_close(race_got[i]);
+			} else if (race_err[i] == EEXIST) {
+				lost++;
+			}
+		}
+		sem_unlink(race_name);
+		if (won != 1 || lost != RACERS - 1) {
+			bad = round, bad_won = won, bad_lost = lost;
+			for (i = 0; i < RACERS; i++)
+				snprintf(errs + strlen(errs), sizeof(errs) - strlen(errs),
+					 " %s", race_got[i] != SEM_FAILED ? "ok" :
+					 strerror(race_err[i]));
+		}
+	}
+	race_stop = 1;
+	pthread_barrier_wait(&race_go);
+	for (i = 0; i < RACERS; i++)
+		harness_join(t[i], 5);
+	ck_assert_msg(bad < 0, "round %d: %d created, %d EEXIST (of %d):%s", bad,
+		      bad_won, bad_lost, RACERS, errs);
+	ck_assert_int_gt(round, 0);
+	pthread_barrier_destroy(&race_go);
+	pthread_barrier_destroy(&race_done);
+}
+END_TEST
+
 /* ==== 9. a plain-glibc peer process (tests/sem_peer) ==== */
 enum { PEER_ROUNDS = 2000 };
 
@@ -1641,6 +1917,11 @@ int main(void)
 	tcase_add_test(tc, named_errors);
 	tcase_add_test(tc, named_glibc_open_rules);
 	tcase_add_test(tc, named_across_fork);
+	tcase_add_test(tc, named_name_lengths);
+	tcase_add_test(tc, named_dot_names);
+	tcase_add_test(tc, named_mode_permission_bits_only);
+	tcase_add_test(tc, named_short_file_refused);
+	tcase_add_test(tc, named_excl_race);
 	tc = harness_tcase(s, "interop", 30);
 	tcase_add_unchecked_fixture(tc, leftovers_setup, leftovers_teardown);
 	tcase_add_test(tc, interop_named_with_glibc_peer);
