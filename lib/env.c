@@ -3,12 +3,12 @@
  *
  * Read once per process (diag_state.c's first watched call or its
  * constructor), possibly from another library's constructor before the
- * sanitizer runtimes are set up: raw system calls, static and stack
- * memory, no libc string function.
+ * sanitizer runtimes are set up: raw system calls for the file, static and
+ * stack memory, no libc string function.
  */
 #include "config.h"
-#include <elf.h>
 #include <fcntl.h>
+#include <sys/auxv.h>
 #include <sys/syscall.h>
 #include "diag.h"
 #include "env.h"
@@ -28,26 +28,13 @@ FTHR_NO_SANITIZE static void sys_close(long fd)
 	arch_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
 }
 
-/* The auxiliary vector is (type, value) pairs of the process's word size
- * up to AT_NULL; the kernel's copy is a few hundred bytes. Anything but a
- * readable AT_SECURE of 0 counts as secure: a process that cannot read
- * its own auxv cannot read its environ either. */
+/* AT_SECURE from the auxiliary vector the kernel gave the process, as the
+ * dynamic linker keeps it (no system call; getauxval is not intercepted by
+ * the sanitizers, and reads no state a constructor order could leave
+ * unset). */
 FTHR_NO_SANITIZE bool fthr_env_secure(void)
 {
-	unsigned long av[128];
-	long fd, n, got = 0;
-
-	fd = sys_open_ro("/proc/self/auxv");
-	if (fd < 0)
-		return true;
-	while (got < (long)sizeof(av) &&
-	       (n = sys_read(fd, (char *)av + got, sizeof(av) - (unsigned long)got)) > 0)
-		got += n;
-	sys_close(fd);
-	for (long i = 0; i + 1 < got / (long)sizeof(av[0]) && av[i] != AT_NULL; i += 2)
-		if (av[i] == AT_SECURE)
-			return av[i + 1] != 0;
-	return true;
+	return getauxval(AT_SECURE) != 0;
 }
 
 FTHR_NO_SANITIZE static bool starts(const char *s, const char *p)

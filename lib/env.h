@@ -2,9 +2,9 @@
  * process from the environment it was started with (lib/env.c).
  *
  * Secure-execution mode: when the kernel marks the process AT_SECURE
- * (setuid/setgid, file capabilities, an LSM's transition), or when that
- * mark cannot be read, no variable is read at all and every setting keeps
- * its default, as glibc does with its own tunables. A user who can run a
+ * (setuid/setgid, file capabilities, an LSM's transition), no variable is
+ * read at all and every setting keeps its default, as glibc does with its
+ * own tunables. A user who can run a
  * privileged program must not be able to steer its files or its output.
  *
  * Every value is checked in full: a value that is not one of a variable's
@@ -50,8 +50,7 @@ FTHR_HIDDEN void fthr_env_scan(struct fthr_env *env, int fd);
 /* The defaults. */
 FTHR_HIDDEN void fthr_env_defaults(struct fthr_env *env);
 
-/* Secure-execution mode: AT_SECURE of /proc/self/auxv, true when it is set
- * or cannot be read. */
+/* Secure-execution mode: the process's AT_SECURE (getauxval(3)). */
 FTHR_HIDDEN bool fthr_env_secure(void);
 
 /* Apply one environment entry ("NAME=VALUE", NUL-terminated) to env.

@@ -99,7 +99,7 @@ lib/self.c SYS_gettid                   # the kernel tid that owner words hold (
 lib/self.c arch_syscall6                # that call, raw
 lib/self.h SYS_sched_yield              # FreeBSD has it too, with another number from <sys/syscall.h>
 lib/self.h arch_syscall6                # raw, inline on the spin path; arch_syscall6 follows Linux's convention
-lib/env.c arch_syscall6                 # open/read/close of /proc/self/auxv and /proc/self/environ when the variables are read (maybe in another library's constructor); FreeBSD: no procfs by default, issetugid(2) and environ would serve
+lib/env.c arch_syscall6                 # open/read/close of /proc/self/environ when the variables are read (maybe in another library's constructor); FreeBSD: no procfs by default, issetugid(2) and environ would serve
 lib/env.c SYS_openat                    # (the same)
 lib/env.c SYS_read                      # (the same)
 lib/env.c SYS_close                     # (the same)
