@@ -1474,8 +1474,16 @@ static char *sized_name(size_t len, const char *tag)
 
 START_TEST(named_name_lengths)
 {
-	static const size_t too_long[] = { NAME_MAX - 3, NAME_MAX };
-	static const size_t invalid[] = { NAME_MAX + 1, 10000 };
+	/* too long a file name for the kernel, then invalid names */
+	static const struct {
+		size_t len;
+		int err, unlink_err;
+	} bad[] = {
+		{ NAME_MAX - 3, ENAMETOOLONG, ENAMETOOLONG },
+		{ NAME_MAX, ENAMETOOLONG, ENAMETOOLONG },
+		{ NAME_MAX + 1, EINVAL, ENOENT },
+		{ 10000, EINVAL, ENOENT },
+	};
 	char *name, *slashes;
 	sem_t *s1, *s2;
 	struct stat st;
@@ -1503,20 +1511,12 @@ START_TEST(named_name_lengths)
 	ck_assert_int_ne(shm_stat(name, &st), 0);
 	free(name);
 
-	for (i = 0; i < sizeof(too_long) / sizeof(too_long[0]); i++) {
-		name = sized_name(too_long[i], "len");
-		ASSERT_OPEN_FAILS(sem_open(name, O_CREAT | O_EXCL, 0600, 1), ENAMETOOLONG);
-		ASSERT_OPEN_FAILS(sem_open(name, O_CREAT, 0600, 1), ENAMETOOLONG);
-		ASSERT_OPEN_FAILS(sem_open(name, 0), ENAMETOOLONG);
-		ASSERT_FAILS(sem_unlink(name), ENAMETOOLONG);
-		free(name);
-	}
-	for (i = 0; i < sizeof(invalid) / sizeof(invalid[0]); i++) {
-		name = sized_name(invalid[i], "len");
-		ASSERT_OPEN_FAILS(sem_open(name, O_CREAT | O_EXCL, 0600, 1), EINVAL);
-		ASSERT_OPEN_FAILS(sem_open(name, O_CREAT, 0600, 1), EINVAL);
-		ASSERT_OPEN_FAILS(sem_open(name, 0), EINVAL);
-		ASSERT_FAILS(sem_unlink(name), ENOENT);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		name = sized_name(bad[i].len, "len");
+		ASSERT_OPEN_FAILS(sem_open(name, O_CREAT | O_EXCL, 0600, 1), bad[i].err);
+		ASSERT_OPEN_FAILS(sem_open(name, O_CREAT, 0600, 1), bad[i].err);
+		ASSERT_OPEN_FAILS(sem_open(name, 0), bad[i].err);
+		ASSERT_FAILS(sem_unlink(name), bad[i].unlink_err);
 		free(name);
 	}
 
