@@ -5,7 +5,9 @@
  * address, counted, and sem_close unmaps on the last close (glibc's rule:
  * "/x" and "x" name one file but are two mappings, two handles). The list
  * of mappings is guarded by a low-level lock; no futex protocol of its own
- * beyond that (the semaphore is thr_sem.c's).
+ * beyond that (the semaphore is thr_sem.c's). None of the three is a
+ * cancellation point, as in glibc: sem_open holds cancellation off
+ * (below), sem_close and sem_unlink call none (munmap, unlink).
  */
 #include "config.h"
 #include <errno.h>
@@ -148,26 +150,13 @@ static int create_sem_file(const char *path, mode_t mode, unsigned value)
 	return fd;
 }
 
-FTHR_HIDDEN sem_t *fthr_sem_open(const char *name, int oflag, ...)
+/* Open or create the file at path and map it: the body of sem_open. */
+static sem_t *open_sem(const char *name, const char *path, int oflag, mode_t mode,
+		       unsigned value)
 {
-	char path[sizeof(SHM_DIR) + sizeof(SEM_PREFIX) + NAME_MAX];
-	mode_t mode = 0;
-	unsigned value = 0;
 	sem_t *sem;
-	int fd = -1, saved = errno;
+	int fd = -1;
 
-	if (!sem_path(name, path, sizeof(path))) {
-		errno = EINVAL;
-		return SEM_FAILED;
-	}
-	if (oflag & O_CREAT) {
-		va_list ap;
-
-		va_start(ap, oflag);
-		mode = va_arg(ap, mode_t);
-		value = va_arg(ap, unsigned);
-		va_end(ap);
-	}
 	for (;;) {
 		if (!(oflag & O_CREAT) || !(oflag & O_EXCL)) {
 			fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
@@ -189,8 +178,38 @@ FTHR_HIDDEN sem_t *fthr_sem_open(const char *name, int oflag, ...)
 		return SEM_FAILED;
 	sem = map_sem(fd, name);
 	close(fd);
-	if (sem != SEM_FAILED)
-		errno = saved; /* the first open() may have failed on the way */
+	return sem;
+}
+
+FTHR_HIDDEN sem_t *fthr_sem_open(const char *name, int oflag, ...)
+{
+	char path[sizeof(SHM_DIR) + sizeof(SEM_PREFIX) + NAME_MAX];
+	mode_t mode = 0;
+	unsigned value = 0;
+	sem_t *sem;
+	int saved = errno, state, e;
+
+	if (!sem_path(name, path, sizeof(path))) {
+		errno = EINVAL;
+		return SEM_FAILED;
+	}
+	if (oflag & O_CREAT) {
+		va_list ap;
+
+		va_start(ap, oflag);
+		mode = va_arg(ap, mode_t);
+		value = va_arg(ap, unsigned);
+		va_end(ap);
+	}
+	/* Not a cancellation point (glibc disables cancellation around its
+	 * sem_open too): the open, write and close inside are, and would act
+	 * on a pending request, leaving a file or mapping behind. */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &state);
+	sem = open_sem(name, path, oflag, mode, value);
+	e = errno;
+	pthread_setcancelstate(state, NULL);
+	/* the first open() may have failed on the way */
+	errno = sem != SEM_FAILED ? saved : e;
 	return sem;
 }
 

@@ -1729,6 +1729,57 @@ START_TEST(named_excl_race)
 }
 END_TEST
 
+/* sem_open, sem_close and sem_unlink are no cancellation points (glibc's
+ * sem_open disables cancellation around its open, write and close; its
+ * nptl/tst-sem16): with a request pending, all three run to the end, and
+ * the request waits for the next cancellation point. sem_open also keeps
+ * errno on success, although its first open() fails with ENOENT. */
+static char nc_name[64];
+static int nc_go, nc_done, nc_open_errno, nc_close_r, nc_unlink_r;
+static sem_t *nc_sem;
+
+static void *named_no_cancel_fn(void *arg)
+{
+	int old;
+
+	(void)arg;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+	while (!__atomic_load_n(&nc_go, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &old);
+	sem_unlink(nc_name); /* (not there: ENOENT) */
+	errno = EDOM;
+	nc_sem = sem_open(nc_name, O_CREAT, 0600, 1);
+	nc_open_errno = errno;
+	nc_close_r = nc_sem == SEM_FAILED ? -1 : sem_close(nc_sem);
+	nc_unlink_r = sem_unlink(nc_name);
+	__atomic_store_n(&nc_done, 1, __ATOMIC_RELEASE);
+	pthread_testcancel(); /* the request acts here */
+	return NULL;
+}
+
+START_TEST(named_calls_are_no_cancellation_points)
+{
+	pthread_t t;
+	struct stat st;
+
+	if (harness_skip_under_asan("named_calls_are_no_cancellation_points"))
+		return;
+	uniq_name(nc_name, sizeof(nc_name), "nocancel");
+	nc_go = nc_done = 0;
+	ck_assert_int_eq(pthread_create(&t, NULL, named_no_cancel_fn, NULL), 0);
+	ck_assert_int_eq(pthread_cancel(t), 0);
+	__atomic_store_n(&nc_go, 1, __ATOMIC_RELEASE);
+	ck_assert_ptr_eq(harness_join(t, 5), PTHREAD_CANCELED);
+	ck_assert_msg(nc_done, "cancelled inside sem_unlink, sem_open or sem_close");
+	ck_assert_msg(nc_sem != SEM_FAILED, "sem_open: %s", strerror(nc_open_errno));
+	ck_assert_int_eq(nc_open_errno, EDOM);
+	ck_assert_int_eq(nc_close_r, 0);
+	ck_assert_int_eq(nc_unlink_r, 0);
+	ck_assert_int_ne(shm_stat(nc_name, &st), 0);
+}
+END_TEST
+
 /* ==== 9. a plain-glibc peer process (tests/sem_peer) ==== */
 enum { PEER_ROUNDS = 2000 };
 
@@ -1922,6 +1973,7 @@ int main(void)
 	tcase_add_test(tc, named_mode_permission_bits_only);
 	tcase_add_test(tc, named_short_file_refused);
 	tcase_add_test(tc, named_excl_race);
+	tcase_add_test(tc, named_calls_are_no_cancellation_points);
 	tc = harness_tcase(s, "interop", 30);
 	tcase_add_unchecked_fixture(tc, leftovers_setup, leftovers_teardown);
 	tcase_add_test(tc, interop_named_with_glibc_peer);
