@@ -18,7 +18,8 @@
  *
  *   wait       waiters += 1; s = seq; release the mutex; spin (self.h) a
  *              while for seq != s (unless batching, below); else
- *              sleepers += 1, futex_wait(seq, s),
+ *              sleepers += 1, futex_wait(seq, s) (again while it
+ *              returns EINTR: a handler ran, nobody woke it),
  *              sleepers -= 1 unless a waker did it for us (below);
  *              waiters -= 1; re-take the mutex: as a plain lock (it may
  *              spin while the signaller lets go), or, if it slept and
@@ -51,14 +52,17 @@
  * (a herd of more than 2, not 4) cost it 9-20% of its passes/s.
  * Who counts a sleeper out: a wait that returns 0 was taken off the queue
  * by a wake (futex.h: fthr_futex_counts_exact), whose caller subtracts
- * it; a wait that returns anything else (EAGAIN, ETIMEDOUT, EINTR) was
- * not, and subtracts itself. So sleepers is exact: 0 once nobody waits,
- * bar a cancelled sleeper, which stays counted (its cleanup cannot tell
- * whether a wake-up took it off the queue); one too many costs a
- * futex_wake that wakes nobody, never a lost wake-up (verify/cond.pml
- * checks both). This holds through the kernel's restarts too: a wait
+ * it; a wait that returns EAGAIN or ETIMEDOUT was not, and subtracts
+ * itself; one that returns EINTR was not either, and waits again still
+ * counted, as after a restart (below). So sleepers is exact: 0 once
+ * nobody waits, bar a cancelled sleeper, which stays counted (its
+ * cleanup cannot tell whether a wake-up took it off the queue); one too
+ * many costs a futex_wake that wakes nobody, never a lost wake-up
+ * (verify/cond.pml checks both). This holds through the kernel's restarts too: a wait
  * interrupted by a handler with SA_RESTART (or a stop signal) is taken
- * off the queue and compares seq again, and it was not counted out.
+ * off the queue and compares seq again, and it was not counted out; a
+ * wait the handler ended with EINTR (no SA_RESTART, or any deadline: the
+ * kernel then does not restart) is called again by the waiter, the same.
  * One wake-up in flight (exact counts only; without, a signal wakes at once):
  * a signal that finds a woken sleeper still on its way leaves the next
  * wake-up to it, and each sleeper so woken wakes the next one owed. A
@@ -475,8 +479,13 @@ static int cond_wait(pthread_cond_t *cv, pthread_mutex_t *m, clockid_t clk,
 	} else {
 		w.sleeping = true;
 		__atomic_fetch_add(&c->sleepers, 1, __ATOMIC_SEQ_CST);
-		r = fthr_futex_wait_cancelable(&c->seq, seq, shared, clk, abstime,
-					       cond_cancelled, &w);
+		/* EINTR: a handler ran, no wake-up took us off the queue; still
+		 * counted, sleep again, as the kernel's restart does: no
+		 * spurious wake-up (glibc's guarantee, tst-eintr5) */
+		do
+			r = fthr_futex_wait_cancelable(&c->seq, seq, shared, clk, abstime,
+						       cond_cancelled, &w);
+		while (r == EINTR);
 		/* not counted out by a waker (head comment) */
 		if (!fthr_futex_counts_exact || r != 0) {
 			FTHR_ASSERT(a_load_relaxed(&c->sleepers) > 0);

@@ -2017,6 +2017,116 @@ START_TEST(each_signal_wakes_a_sleeper_of_its_own)
 }
 END_TEST
 
+/* No spurious wake-up from a signal handler (glibc's guarantee, its
+ * tst-eintr5): a thread sends the waiter a handled, do-nothing signal in a
+ * loop, FL_FLOOD_MS long, while it waits on a condition nobody signals. A
+ * timed wait whose deadline lies past the flood returns ETIMEDOUT, never 0
+ * (a deadline makes the kernel end the futex wait with EINTR, SA_RESTART or
+ * not); an untimed one returns only once it is signalled, after a second
+ * flood. Then no sleeper is left counted. _i: bit 0 SA_RESTART, bit 1
+ * pthread_cond_clockwait (monotonic) for the timed wait. */
+#define FL_FLOOD_MS 300
+
+static struct {
+	pthread_mutex_t m;
+	pthread_cond_t c;
+	int phase, sent, clock, timed_zero, timed_r, untimed_early;
+} fl;
+static int fl_handled;
+
+static void fl_handler(int sig)
+{
+	(void)sig;
+	__atomic_add_fetch(&fl_handled, 1, __ATOMIC_RELAXED);
+}
+
+static void *fl_waiter(void *arg)
+{
+	struct timespec dl;
+	int r;
+
+	(void)arg;
+	pthread_mutex_lock(&fl.m);
+	dl = deadline_us(fl.clock ? CLOCK_MONOTONIC : CLOCK_REALTIME,
+			 (FL_FLOOD_MS + 500) * 1000L);
+	fl.phase = 1;
+	while ((r = fl.clock ? pthread_cond_clockwait(&fl.c, &fl.m, CLOCK_MONOTONIC, &dl)
+			     : pthread_cond_timedwait(&fl.c, &fl.m, &dl)) == 0)
+		fl.timed_zero++;
+	fl.timed_r = r;
+	fl.phase = 2;
+	ck_assert_int_eq(pthread_cond_wait(&fl.c, &fl.m), 0);
+	fl.untimed_early = !fl.sent;
+	while (!fl.sent)
+		pthread_cond_wait(&fl.c, &fl.m);
+	pthread_mutex_unlock(&fl.m);
+	return NULL;
+}
+
+static void fl_flood(pthread_t t)
+{
+	int64_t end = harness_now_ns(CLOCK_MONOTONIC) + FL_FLOOD_MS * MS;
+
+	while (harness_now_ns(CLOCK_MONOTONIC) < end) {
+		ck_assert_int_eq(pthread_kill(t, SIGUSR1), 0);
+		usleep(100);
+	}
+}
+
+static int fl_phase(void)
+{
+	int p;
+
+	pthread_mutex_lock(&fl.m);
+	p = fl.phase;
+	pthread_mutex_unlock(&fl.m);
+	return p;
+}
+
+START_TEST(handled_signals_wake_no_waiter)
+{
+	struct sigaction sa;
+	pthread_t t;
+	int64_t end = harness_now_ns(CLOCK_MONOTONIC) + 10 * NS;
+
+	memset(&fl, 0, sizeof(fl));
+	pthread_mutex_init(&fl.m, NULL);
+	pthread_cond_init(&fl.c, NULL);
+	fl.clock = _i & 2;
+	fl_handled = 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = fl_handler;
+	sa.sa_flags = (_i & 1) ? SA_RESTART : 0;
+	sigemptyset(&sa.sa_mask);
+	ck_assert_int_eq(sigaction(SIGUSR1, &sa, NULL), 0);
+	ck_assert_int_eq(pthread_create(&t, NULL, fl_waiter, NULL), 0);
+	while (fl_phase() < 1) {
+		ck_assert(harness_now_ns(CLOCK_MONOTONIC) < end);
+		usleep(1000);
+	}
+	fl_flood(t);
+	while (fl_phase() < 2) {
+		ck_assert(harness_now_ns(CLOCK_MONOTONIC) < end);
+		usleep(1000);
+	}
+	fl_flood(t);
+	pthread_mutex_lock(&fl.m);
+	fl.sent = 1;
+	ck_assert_int_eq(pthread_cond_signal(&fl.c), 0);
+	pthread_mutex_unlock(&fl.m);
+	ck_assert_ptr_null(harness_join(t, 5));
+	ck_assert_msg(fl.timed_zero == 0 && fl.timed_r == ETIMEDOUT && !fl.untimed_early,
+		      "%s returned 0 %d times unsignalled, then %d; pthread_cond_wait "
+		      "returned %s (%d signals handled)",
+		      fl.clock ? "pthread_cond_clockwait" : "pthread_cond_timedwait",
+		      fl.timed_zero, fl.timed_r,
+		      fl.untimed_early ? "0 unsignalled" : "once signalled", fl_handled);
+	ck_assert_int_gt(fl_handled, 0);
+	ck_assert_int_eq(cond_sleepers(&fl.c), 0);
+	ck_assert_int_eq(pthread_cond_destroy(&fl.c), 0);
+}
+END_TEST
+
 /* A producer that never waits signals its one consumer once per item, and
  * spends BATCH_GAP_NS outside the mutex on each. A consumer that catches
  * every signal, by spinning or by a futex_wait that finds it already sent,
@@ -2446,6 +2556,8 @@ int main(void)
 	tcase_add_loop_test(tc, sleepers_stay_exact, 0, 2);
 	tcase_add_test(tc, woken_sleepers_that_time_out_are_counted_once);
 	tcase_add_loop_test(tc, each_signal_wakes_a_sleeper_of_its_own, 0, 3);
+	tc = harness_tcase(s, "signals", 30);
+	tcase_add_loop_test(tc, handled_signals_wake_no_waiter, 0, 4);
 	tc = harness_tcase(s, "relock", 30);
 	tcase_add_loop_test(tc, woken_waiter_waits_for_a_signaller_that_holds_the_mutex, 0, 16);
 	tcase_add_loop_test(tc, young_cond_handshake_waits_for_the_holder, 0, 2);

@@ -14,9 +14,10 @@
  * queue yet. fthr_futex_wake returns how many it took off (futex.pml's
  * count), and the signaller, broadcaster or cancellation cleanup subtracts
  * that in a later step (count_out). A waiter whose wait returned 0 was
- * counted out so; one whose wait returned anything else (EAGAIN,
- * ETIMEDOUT, EINTR) subtracts itself. A cancelled sleeper stays counted,
- * and so does one whose wait returned 0 without a wake (SPURIOUS; the
+ * counted out so; one whose wait returned EAGAIN or ETIMEDOUT subtracts
+ * itself; one whose wait returned EINTR waits again, still counted (the
+ * old protocol, REQUEUE, subtracted itself then too). A cancelled sleeper
+ * stays counted, and so does one whose wait returned 0 without a wake (SPURIOUS; the
  * kernel does not, it restarts the wait, RESTARTS): an over-count costs a
  * wake that wakes nobody, never a lost wake-up. Checked besides: sleepers
  * never goes negative (assert at every subtraction; the C code's
@@ -407,7 +408,19 @@ inline cond_wait(timed, res)
 #if defined(REQUEUE) && !defined(RQ_SEQ)
 		slept = 1;			/* old: slept = true */
 #endif
+#ifdef REQUEUE
 		futex_wait_cancelable(SEQ, s, r, timed);
+#else
+		/* again while it returns EINTR, still counted (no wake-up
+		 * took it off the queue: cond_wait's loop) */
+		do
+		:: futex_wait_cancelable(SEQ, s, r, timed);
+			if
+			:: r == F_EINTR -> skip
+			:: else -> break
+			fi
+		od;
+#endif
 		if
 #if defined(REQUEUE) && !defined(INEXACT)
 		:: atomic { r == F_CANCELLED -> rqs[_pid] = 0 } ->
