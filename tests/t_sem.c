@@ -1522,7 +1522,7 @@ START_TEST(named_name_lengths)
 
 	/* The leading slashes do not count. */
 	name = sized_name(NAME_MAX, "len");
-	slashes = malloc(strlen(name) + 3);
+	slashes = malloc(strlen(name) + 4); /* "//", the name, "x", NUL */
 	ck_assert_ptr_nonnull(slashes);
 	sprintf(slashes, "//%s", name);
 	ASSERT_OPEN_FAILS(sem_open(slashes, 0), ENAMETOOLONG);
