@@ -4,8 +4,8 @@
  * Secure-execution mode: when the kernel marks the process AT_SECURE
  * (setuid/setgid, file capabilities, an LSM's transition), no variable is
  * read at all and every setting keeps its default, as glibc does with its
- * own tunables. A user who can run a
- * privileged program must not be able to steer its files or its output.
+ * own tunables. A user who can run a privileged program must not be able
+ * to steer its files or its output.
  *
  * Every value is checked in full: a value that is not one of a variable's
  * documented forms leaves that variable at its default (man/fthr.7,
@@ -37,9 +37,9 @@ struct fthr_env {
 };
 
 /* The settings of this process: defaults, then (outside secure-execution
- * mode) every FTHR_* entry of /proc/self/environ. Raw system calls and
- * static memory only: it may run from another library's constructor,
- * before the sanitizer runtimes are set up. */
+ * mode) every FTHR_* entry of /proc/self/environ. Raw system calls for the
+ * file, no libc string function: it may run from another library's
+ * constructor, before the sanitizer runtimes are set up. */
 FTHR_HIDDEN void fthr_env_read(struct fthr_env *env);
 
 /* Apply every FTHR_* entry of an environment block read from fd to
