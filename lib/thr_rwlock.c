@@ -36,6 +36,8 @@
  *            lock, futex_wait(node.handed, 0); take lock };
  *            count down (clear the bit at 0) and dequeue only when
  *            leaving, so a waking writer keeps readers off meanwhile.
+ *            A writer of a writer-preferring kind, once WR_WAIT is set,
+ *            stops a bias turned on since its entry (re-bias, below).
  *   unlock   CAS the hold away; if that left the lock free with a WAIT bit
  *            set, wake under lock -- private: only if pending; else the
  *            sleepers the rules choose were handed the lock already and
@@ -60,8 +62,17 @@
  *            each class.
  * A sleeper reads its seq or clears 'handed' under the lock the waker
  * changes them under, so a wake cannot slip between the check and the
- * futex_wait. A sleeper that gives up (timeout) while the lock is free
- * repeats the wake decision, so a wake-up meant for it passes on.
+ * futex_wait. A sleeper that gives up (timeout) repeats the wake
+ * decision, so a wake-up meant for it passes on.
+ * The wake decision (wake_locked) while readers hold the lock: the
+ * sleeping readers the rules above put before every sleeping writer (all
+ * of them when no writer sleeps) are woken, as they may read beside the
+ * holders (private: handed, pending left as it is, for the writers' turn
+ * is still to come; pshared: rseq += 1, wake all). No unlock would wake
+ * them before the lock is free, and a holder may wait for them: a reader
+ * that slipped in between a freeing unlock and its waker, or a writer that
+ * timed out, leaving the readers its WR_WAIT kept off (glibc's bug 23861,
+ * tst-rwlock15).
  *
  * Reader bias (process-private rwlocks, every kind; BRAVO, USENIX ATC
  * 2019, with per-thread slots): read-mostly locks keep readers off the
@@ -109,6 +120,12 @@
  *            STREAK_ON such reads of the lock by this thread with no write
  *            lock in between (the lock's 'writes' count unchanged): CAS
  *            bias (e, OFF) -> (e + 1, ON) (write-heavy locks stay unbiased).
+ *            Writer-preferring kinds: then state is read again, and a
+ *            WR_WAIT set meanwhile stops the bias (ON -> DIRTY, as a
+ *            writer's entry); the writer, after setting WR_WAIT, does the
+ *            same if it reads ON (all sequentially consistent: one of the
+ *            two sees the other), so no biased reader passes a writer
+ *            asleep for long (tst-rwlock15's reader never saw EBUSY).
  *
  * Process-shared locks are the host library's (host.h) where it has the
  * calls: init with the attribute calls the host's, which sets __shared
@@ -401,6 +418,8 @@ static inline bool unlock_biased(struct rwlock *l)
 	return false;
 }
 
+static inline void bias_stop(struct rwlock *l);
+
 /* After a read lock through state: turn the bias on when the lock looks
  * read-mostly: this thread's last STREAK_ON reads were of this lock with
  * no write lock taken in between. The count is the thread's own (writing
@@ -409,7 +428,7 @@ static inline bool unlock_biased(struct rwlock *l)
 static inline void maybe_bias(struct rwlock *l)
 {
 	struct fthr_self *self = &fthr_self_rec;
-	int w, b;
+	int w, b, on;
 
 	if (!RW_BIAS)
 		return;
@@ -433,10 +452,16 @@ static inline void maybe_bias(struct rwlock *l)
 		return;
 	/* a new epoch: a revoker whose scan began before it cannot turn
 	 * this bias off (revoke) */
-	if (!prefers_writers(l) || !(a_load_relaxed(&l->state) & WR_WAIT))
-		__atomic_compare_exchange_n(&l->bias, &b,
-					    bias_with((int)((unsigned)b + BIAS_EPOCH), BIAS_ON),
-					    false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+	if (prefers_writers(l) && (a_load_relaxed(&l->state) & WR_WAIT))
+		return;
+	on = bias_with((int)((unsigned)b + BIAS_EPOCH), BIAS_ON);
+	/* a writer that registered (WR_WAIT) meanwhile stops the bias after
+	 * it, or this look after the CAS sees it (both sequentially
+	 * consistent: Dekker) and stops it, as that writer's entry would */
+	if (__atomic_compare_exchange_n(&l->bias, &b, on, false, __ATOMIC_SEQ_CST,
+					__ATOMIC_RELAXED) &&
+	    prefers_writers(l) && (__atomic_load_n(&l->state, __ATOMIC_SEQ_CST) & WR_WAIT))
+		bias_stop(l);
 }
 
 /* A writer arrives: stop new biased readers. */
@@ -575,8 +600,15 @@ static void hand(struct waiter *w)
 	fthr_futex_wake(&w->handed, 1, false);
 }
 
+/* pshared, under l->lock: every reader asleep on rseq */
+static void wake_all_readers(struct rwlock *l)
+{
+	__atomic_fetch_add(&l->rseq, 1, __ATOMIC_RELEASE);
+	fthr_futex_wake(&l->rseq, INT_MAX, true);
+}
+
 /* Private: priority order, see the head comment. */
-static void wake_queued(struct rwlock *l)
+static void wake_queued(struct rwlock *l, bool readers_in)
 {
 	struct waiter *w, *bw = NULL;
 	int rmax = -1;
@@ -589,13 +621,16 @@ static void wake_queued(struct rwlock *l)
 		} else if (w->prio > rmax) {
 			rmax = w->prio;
 		}
-	/* this choice wakes whom a next one would choose, until the queue
-	 * changes */
-	a_store_relaxed(&l->pending, 0);
 	tie_to_writer = bw && (prefers_writers(l) || bw->prio > 0);
-	if (bw && (bw->prio > rmax || (bw->prio == rmax && tie_to_writer))) {
-		hand(bw);
-		return;
+	if (!readers_in) {
+		/* this choice wakes whom a next one would choose, until the
+		 * queue changes (readers_in: the writer's turn is still to
+		 * come, and the next unlock must see pending) */
+		a_store_relaxed(&l->pending, 0);
+		if (bw && (bw->prio > rmax || (bw->prio == rmax && tie_to_writer))) {
+			hand(bw);
+			return;
+		}
 	}
 	for (w = l->queue; w; w = w->next)
 		if (!w->writer && (!bw || w->prio > bw->prio ||
@@ -603,21 +638,29 @@ static void wake_queued(struct rwlock *l)
 			hand(w);
 }
 
-/* Under l->lock, with the lock free of holders: wake whom the rules say. */
+/* Under l->lock: wake whom the rules let in now. Nobody while a writer
+ * holds l. While readers hold it, the sleeping readers the rules put
+ * before every sleeping writer (all of them when no writer sleeps): they
+ * may read beside the holders, and no unlock wakes them before l is free,
+ * which a holder waiting for them would never make it (a reader that
+ * slipped in before this waker, or a writer that timed out while readers
+ * held l: glibc's tst-rwlock15). When l is free, the rules' choice. */
 static void wake_locked(struct rwlock *l)
 {
 	int s = a_load_relaxed(&l->state);
 
-	if (s & (WRITER | READERS))
+	if (s & WRITER)
 		return;
 	if (!l->shared) {
-		wake_queued(l);
+		wake_queued(l, s & READERS);
+	} else if (s & READERS) {
+		if (l->rwait && (!l->wwait || !prefers_writers(l)))
+			wake_all_readers(l);
 	} else if (l->wwait && (prefers_writers(l) || !l->rwait)) {
 		__atomic_fetch_add(&l->wseq, 1, __ATOMIC_RELEASE);
 		fthr_futex_wake(&l->wseq, 1, true);
 	} else if (l->rwait) {
-		__atomic_fetch_add(&l->rseq, 1, __ATOMIC_RELEASE);
-		fthr_futex_wake(&l->rseq, INT_MAX, true);
+		wake_all_readers(l);
 	}
 }
 
@@ -668,6 +711,11 @@ static int rw_sleep_loop(struct rwlock *l, bool writer, clockid_t clk,
 	 * we leave, so a writer keeps readers out while it retries. */
 	sleepers_add(l, writer, 1);
 	__atomic_fetch_or(&l->state, bit, __ATOMIC_SEQ_CST);
+	/* a writer-preferring kind's readers keep off a registered writer:
+	 * a bias turned on since wrlock's bias_stop stops now (maybe_bias) */
+	if (RW_BIAS && writer && prefers_writers(l) &&
+	    bias_on(__atomic_load_n(&l->bias, __ATOMIC_SEQ_CST)))
+		bias_stop(l);
 	if (!shared) {
 		for (pp = &l->queue; *pp; pp = &(*pp)->next)
 			;
@@ -708,7 +756,8 @@ static int rw_sleep_loop(struct rwlock *l, bool writer, clockid_t clk,
 	if (sleepers_add(l, writer, -1) == 0)
 		__atomic_fetch_and(&l->state, ~bit, __ATOMIC_RELAXED);
 	if (r == EBUSY) {
-		/* timed out: a wake-up meant for us goes to the next one */
+		/* timed out: a wake-up meant for us goes to the next one; the
+		 * last writer to leave lets in the readers it kept off */
 		wake_locked(l);
 		r = ETIMEDOUT;
 	}

@@ -952,6 +952,84 @@ START_TEST(timed_succeeds_when_released)
 }
 END_TEST
 
+/* glibc's tst-rwlock15 (bug 23861): a lock read-held by this thread; a
+ * writer waits with a deadline; a reader queues behind it (a writer-
+ * preferring kind keeps readers off a waiting writer) and must get in
+ * once the writer times out, while this thread still holds its read (it
+ * waits for that reader). fthr's timed-out writer left the readers it had
+ * made wait asleep until the lock was free. */
+static pthread_rwlock_t xrw;
+static int xw_how, xw_done, xr_tid, xr_queue;
+
+static void *expiring_writer(void *arg)
+{
+	clockid_t c = xw_how ? CLOCK_MONOTONIC : CLOCK_REALTIME;
+	struct timespec dl = harness_deadline(c, 1000);
+	int r = xw_how ? pthread_rwlock_clockwrlock(&xrw, c, &dl)
+		       : pthread_rwlock_timedwrlock(&xrw, &dl);
+
+	(void)arg;
+	STORE(&xw_done, 1);
+	if (r == 0)
+		pthread_rwlock_unlock(&xrw);
+	return (void *)(intptr_t)r;
+}
+
+static void *reader_behind_writer(void *arg)
+{
+	int64_t end = harness_now_ns(CLOCK_MONOTONIC) + 5000000000LL;
+	int r;
+
+	(void)arg;
+	/* as tst-rwlock15: a writer-preferring lock refuses a try once the
+	 * writer waits */
+	while (xr_queue && (r = pthread_rwlock_tryrdlock(&xrw)) != EBUSY) {
+		if (r != 0)
+			return (void *)(intptr_t)(100 + r);
+		pthread_rwlock_unlock(&xrw);
+		if (LOAD(&xw_done) || harness_now_ns(CLOCK_MONOTONIC) > end)
+			return (void *)(intptr_t)99; /* the writer never waited */
+		usleep(1000);
+	}
+	STORE(&xr_tid, gettid_()); /* its next sleep is the rdlock's */
+	if ((r = pthread_rwlock_rdlock(&xrw)) != 0)
+		return (void *)(intptr_t)(100 + r);
+	return (void *)(intptr_t)pthread_rwlock_unlock(&xrw);
+}
+
+static const int xw_kinds[] = { KIND_DEFAULT, KIND_STATIC_NR,
+				PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP };
+
+/* _i: bit 0 = clockwrlock (CLOCK_MONOTONIC), else timedwrlock; bits 1-: the
+ * kind (xw_kinds) */
+START_TEST(timed_out_writer_lets_readers_in)
+{
+	int kind = xw_kinds[_i >> 1];
+	pthread_t w, r;
+
+	xw_how = _i & 1;
+	xw_done = xr_tid = 0;
+	xr_queue = kind != KIND_DEFAULT;
+	init_kind(&xrw, kind, PTHREAD_PROCESS_PRIVATE);
+	ck_assert_int_eq(pthread_rwlock_rdlock(&xrw), 0);
+	ck_assert_int_eq(pthread_create(&w, NULL, expiring_writer, NULL), 0);
+	ck_assert_int_eq(pthread_create(&r, NULL, reader_behind_writer, NULL), 0);
+	if (xr_queue) {
+		ck_assert_msg(harness_wait_nonzero(&xr_tid, 5),
+			      "the reader never saw the writer wait");
+		harness_wait_asleep(LOAD(&xr_tid), 5); /* behind the writer */
+	}
+	ck_assert_int_eq((intptr_t)harness_join(w, 10), ETIMEDOUT);
+	/* this thread still reads: the reader must have got in beside it */
+	ck_assert_msg((intptr_t)harness_join(r, 5) == 0,
+		      "the reader behind the timed-out writer failed");
+	ck_assert_int_eq(pthread_rwlock_unlock(&xrw), 0);
+	ck_assert_int_eq(pthread_rwlock_trywrlock(&xrw), 0);
+	ck_assert_int_eq(pthread_rwlock_unlock(&xrw), 0);
+	ck_assert_int_eq(pthread_rwlock_destroy(&xrw), 0);
+}
+END_TEST
+
 /* ---- 7. process-shared, a forked child in MAP_SHARED memory ---- */
 struct shared_area {
 	pthread_rwlock_t rw;
@@ -1778,6 +1856,8 @@ int main(void)
 	tcase_add_loop_test(tc, timeout_past_deadline_at_once, 0, 2);
 	tcase_add_test(tc, timed_bad_input);
 	tcase_add_loop_test(tc, timed_succeeds_when_released, 0, 6);
+	tcase_add_loop_test(tc, timed_out_writer_lets_readers_in, 0,
+			    2 * (int)(sizeof(xw_kinds) / sizeof(xw_kinds[0])));
 	tc = harness_tcase(s, "pshared", 60);
 	tcase_add_loop_test(tc, pshared_across_fork, 0, 2);
 	tc = harness_tcase(s, "lifecycle", 10);

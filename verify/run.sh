@@ -63,6 +63,8 @@ rwlock-recursive|rwlock.pml|-DRECURSIVE_READ -DTIMEOUTS=1|quick||ok|
 rwlock-private|rwlock.pml|-DPRIVATE -DTIMEOUTS=1|quick||ok|
 rwlock-private-2writers|rwlock.pml|-DPRIVATE -DNR=1 -DNW=2 -DTIMEOUTS=1|safety||ok|
 rwlock-private-readerpref|rwlock.pml|-DPRIVATE -DPREFER_READER -DTIMEOUTS=1|quick||ok|
+rwlock-holder|rwlock.pml|-DHOLDER -DTIMEOUTS=1|quick||ok|
+rwlock-private-holder|rwlock.pml|-DPRIVATE -DHOLDER -DTIMEOUTS=1|quick||ok|
 rwlock-ltl|rwlock.pml|-DFOREVER -DLTL_WRITER -DSEQMOD=3 -DNOSPIN|liveness||ok|
 rwlock-private-ltl|rwlock.pml|-DPRIVATE -DFOREVER -DLTL_WRITER -DNOSPIN|liveness||ok|
 rwlock-bias|rwlock_bias.pml|-DTIMEOUTS=1|quick||ok|
@@ -95,6 +97,9 @@ realbug/barrier-over-count-lost|barrier.pml|-DTWO_WORDS -DNTHR=4 -DCOUNT=2 -DITE
 realbug/rwlock-bias-recursive|rwlock_bias.pml|-DREVOKE_HOLDING_WRITER -DRECURSIVE_READ -DNSLOT=2 -DNR=1|quick||err|invalid end state
 realbug/rwlock-bias-handoff|rwlock_bias.pml|-DREVOKE_HOLDING_WRITER -DHANDOFF -DPREFER_READER|quick||err|invalid end state
 realbug/rwlock-bias-epoch|rwlock_bias.pml|-DNO_EPOCH -DNR=1 -DNW=2 -DITERS=3|quick||err|assertion violated
+realbug/rwlock-bias-rebias|rwlock_bias.pml|-DNO_REBIAS_STOP|quick||err|assertion violated
+realbug/rwlock-holder|rwlock.pml|-DHOLDER -DNO_READER_WAKE -DTIMEOUTS=1|quick||err|invalid end state
+realbug/rwlock-private-holder|rwlock.pml|-DPRIVATE -DHOLDER -DNO_READER_WAKE -DTIMEOUTS=1|quick||err|invalid end state
 realbug/robust-woken-dies|robust.pml|-DNO_RECHECK|quick||err|invalid end state
 check/robust-glibc-sleepers|robust.pml|-DNGLIBC=3|quick||err|invalid end state
 check/robust-glibc-mixed|robust.pml|-DNGLIBC=2|quick||err|invalid end state

@@ -50,6 +50,18 @@
  *              alone (not a protocol bug; the window is a few
  *              instructions long).
  *
+ * -DHOLDER (glibc's tst-rwlock15): reader 0 holds its read lock until
+ * reader 1 has been inside; only the writer's wrlock is timed (TIMEOUTS).
+ * Reader 1 may sleep behind the writer's WR_WAIT (writer-preferring kind)
+ * or its WRITER; once the writer timed out or unlocked, reader 1 must be
+ * let in though reader 0 still reads (or slipped in before the waker), as
+ * no unlock will make the lock free first: wake_locked wakes the readers
+ * that may join the holders.
+ *   -DNO_READER_WAKE  the protocol before that fix (wake_locked woke
+ *              nobody while readers held the lock; realbug/rwlock-holder,
+ *              realbug/rwlock-private-holder): reader 1 sleeps for good
+ *              (invalid end state).
+ *
  * Seeded bugs (runs seeded/rwlock_seq_late, seeded/rwlock_pending_noresleep,
  * which must fail):
  *   -DSEED_SEQ_LATE  the pshared sleeper reads rseq/wseq only after it
@@ -116,6 +128,12 @@ bit pending;			/* struct rwlock pending (private) */
 #endif
 
 byte nread, nwrite;		/* ghost: holders */
+#ifdef HOLDER
+bit r1in;			/* the program's flag: reader 1 was inside */
+#define RD_TIMED 0		/* only the writer waits with a deadline */
+#else
+#define RD_TIMED (TIMEOUTS > 0)
+#endif
 bit wreg, whold;		/* ghost, liveness: writer NR registered (its
 				 * WR_WAIT set, in rw_sleep_loop) / holds */
 
@@ -198,12 +216,41 @@ inline wake_queued()
 }
 #endif
 
-/* thr_rwlock.c wake_locked: under lock, with the lock free of holders */
+/* thr_rwlock.c wake_locked: under lock. Nobody while WRITER; while
+ * readers hold the lock, the sleeping readers if no writer sleeps or the
+ * kind prefers readers (all priorities 0; private: handed, pending left
+ * as it is); when free, the rules' choice. -DNO_READER_WAKE: nobody while
+ * readers hold it, the protocol before tst-rwlock15's fix. */
 inline wake_locked()
 {
 	if
-	:: st_writer || st_readers > 0 -> skip		/* s & (WRITER | READERS) */
-	:: else ->
+	:: st_writer -> skip				/* s & WRITER */
+	:: !st_writer && st_readers > 0 ->		/* s & READERS */
+#ifdef NO_READER_WAKE
+		skip
+#else
+		if
+		:: wwait == 0 || !PREFERS_WRITERS ->
+#ifdef PRIVATE
+			wq_i = 0;			/* wake_queued(l, true) */
+			do
+			:: wq_i < NR && queued[wq_i] -> hand(wq_i); wq_i++
+			:: wq_i < NR && !queued[wq_i] -> wq_i++
+			:: else -> break
+			od;
+			wq_i = 0
+#else
+			if
+			:: rwait > 0 ->
+				mem[RSEQ] = (mem[RSEQ] + 1) % SEQMOD;
+				futex_wake(RSEQ, ALL)
+			:: else -> skip
+			fi
+#endif
+		:: else -> skip
+		fi
+#endif
+	:: !st_writer && st_readers == 0 ->
 #ifdef PRIVATE
 		wake_queued()
 #else
@@ -317,7 +364,9 @@ inline rw_sleep_loop(writer, timed, r)
 		fi
 	fi;
 	if
-	:: r == EBUSY -> wake_locked(); r = F_ETIMEDOUT	/* timed out: pass it on */
+	:: r == EBUSY ->			/* timed out: pass it on */
+		wake_locked();
+		r = F_ETIMEDOUT
 	:: else -> skip
 	fi;
 	lll_unlock(LOCK);
@@ -403,7 +452,7 @@ active [NR] proctype reader()
 
 	do
 	:: MORE ->
-		rdlock(TIMEOUTS > 0, r);
+		rdlock(RD_TIMED, r);
 		if
 		:: r == 0 ->
 #ifdef RECURSIVE_READ
@@ -412,6 +461,12 @@ active [NR] proctype reader()
 #endif
 			nread++;
 			assert(nwrite == 0);
+#ifdef HOLDER
+			if			/* reader 0 waits for reader 1 */
+			:: _pid == 0 -> r1in
+			:: else -> r1in = 1
+			fi;
+#endif
 			nread--;
 #ifdef RECURSIVE_READ
 			rw_unlock(0);

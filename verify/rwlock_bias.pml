@@ -37,7 +37,13 @@
  *             along.
  *             Every kind (the writer does not hold WRITER while it waits
  *             for biased readers, below).
- *   bias_stop wrlock's entry: bias == ON -> CAS(ON -> DIRTY).
+ *             Writer-preferring kinds, after a successful CAS: state is
+ *             read again and a WR_WAIT set meanwhile stops the bias
+ *             (bias_stop).
+ *   bias_stop wrlock's entry: bias == ON -> CAS(ON -> DIRTY). A writer
+ *             of a writer-preferring kind that registers (sets WR_WAIT)
+ *             does it again, so a bias turned on after the first cannot
+ *             let new readers pass it while it sleeps.
  *   write_acquired   holding WRITER: bias == OFF -> done; else
  *             write_release (WRITER given back), then revoke holding
  *             nothing; success -> the writer tries again from the start
@@ -102,6 +108,13 @@
  *   its slot; writer B makes it DIRTY; A ends its scan and turns it OFF;
  *   A takes WRITER with the bias OFF while the reader is inside.
  *
+ * Real bug 7 (README), -DNO_REBIAS_STOP: without the two looks after
+ *   WR_WAIT and after bias ON, a reader's maybe_bias that read no WR_WAIT
+ *   turns the bias on after a writer registered, and readers holding
+ *   nothing pass that writer through their slots for as long as it sleeps
+ *   (glibc's tst-rwlock15 saw a tryrdlock succeed beside a waiting writer
+ *   until the writer timed out): assertion violated (REBIAS_CHECK).
+ *
  * Seeded bugs (runs seeded/rwlock_bias_*, default threads; each must
  * fail):
  *   -DSEED_NOREREAD   the biased reader does not re-read bias after its
@@ -131,6 +144,9 @@
  *     (through state or a slot), no biased hold exists (nbias: from the
  *     reader's ON re-read to its XCHG(slot, NULL)), and bias is OFF.
  *   reader's critical section: no writer inside.
+ *   writer-preferring kinds: a reader holding no read lock enters through
+ *     its slot while a writer is registered only within the window of a
+ *     writer's or reader's look (REBIAS_CHECK, nwin).
  *   trywrlock succeeding: no biased hold exists (the same assertion).
  *   no deadlock and no lost wake-up: every thread reaches its end (a
  *     revoker left asleep on rev is an invalid end state); the last thread
@@ -194,6 +210,16 @@ byte st_wrwait;			/* writers registered (WR_WAIT set while > 0) */
 byte nread, nwrite;		/* ghost: in the critical section */
 byte nbias;			/* ghost: biased holds (ON re-read .. slot cleared) */
 byte ndone;			/* ghost: threads finished */
+byte nwin;			/* ghost: writer-preferring kinds, threads between
+				 * a WR_WAIT set and its look at bias, or between
+				 * bias ON and the look at WR_WAIT after it */
+/* A reader holding no read lock gets in through its slot while a writer
+ * is registered only inside such a window (the current protocol). */
+#if defined(REVOKE_HOLDING_WRITER) || defined(NO_EPOCH)
+#define REBIAS_CHECK	skip
+#else
+#define REBIAS_CHECK	assert(!PREFERS_WRITERS || st_wrwait == 0 || rdlocks > 0 || nwin > 0)
+#endif
 #ifdef HANDOFF
 bit handoff;			/* the program's flag: reader 1 was in */
 #endif
@@ -264,7 +290,8 @@ inline try_read_biased(r)
 #else
 			atomic {		/* bias == ON (SEQ_CST) */
 				if
-				:: bias == ON -> rdlocks++; rbheld++; nbias++; r = 0
+				:: bias == ON -> REBIAS_CHECK;
+					rdlocks++; rbheld++; nbias++; r = 0
 				:: else -> skip
 				fi
 			};
@@ -295,6 +322,17 @@ inline try_read(r)
 	}
 }
 
+/* thr_rwlock.c bias_stop: CAS(&bias, ON, DIRTY) */
+inline bias_stop()
+{
+	atomic {
+		if
+		:: bias == ON -> bias = DIRTY
+		:: else -> skip
+		fi
+	}
+}
+
 /* thr_rwlock.c maybe_bias (the reader holds its read lock through state) */
 inline maybe_bias()
 {
@@ -320,10 +358,22 @@ inline maybe_bias()
 					if
 					:: bias == OFF && bepoch == be ->
 						bias = ON;
-						bepoch = (bepoch + 1) % EPOCHMOD
-					:: else -> skip
+						bepoch = (bepoch + 1) % EPOCHMOD;
+						nwin = nwin + PREFERS_WRITERS
+					:: else -> be = EPOCHMOD	/* CAS failed */
 					fi
-				}
+				};
+				if		/* CAS succeeded, writer-preferring */
+				:: be != EPOCHMOD && PREFERS_WRITERS ->
+#ifndef NO_REBIAS_STOP
+					if	/* state & WR_WAIT (SEQ_CST) */
+					:: st_wrwait > 0 -> bias_stop()
+					:: else -> skip
+					fi;
+#endif
+					nwin--
+				:: else -> skip
+				fi
 #endif
 			:: else -> skip
 			fi
@@ -542,24 +592,24 @@ inline write_acquired(wait, timed, r)
 /* thr_rwlock.c wrlock: bias_stop, try_write, wrlock_slow, write_acquired */
 inline wrlock(timed, r)
 {
-	if					/* bias_stop */
-	:: bias == ON ->
-		atomic {			/* CAS(&bias, ON, DIRTY) */
-			if
-			:: bias == ON -> bias = DIRTY
-			:: else -> skip
-			fi
-		}
-	:: bias != ON -> skip
-	fi;
+	bias_stop();
 	do					/* until write_acquired is done */
 	:: try_write(r);
 		if
 		:: r == EBUSY ->		/* wrlock_slow */
 			if
 			:: true -> skip		/* got it while spinning */
-			:: true -> st_wrwait++;	/* rw_sleep_loop: set WR_WAIT */
-				reg = 1
+			:: true ->		/* rw_sleep_loop: set WR_WAIT */
+				atomic { st_wrwait++; nwin = nwin + PREFERS_WRITERS };
+				reg = 1;
+				if		/* writer-preferring: bias (SEQ_CST) */
+				:: PREFERS_WRITERS ->
+#if !defined(NO_REBIAS_STOP) && !defined(REVOKE_HOLDING_WRITER) && !defined(NO_EPOCH)
+					bias_stop();
+#endif
+					nwin--
+				:: else -> skip
+				fi
 			fi;
 			atomic {
 				!st_writer && st_readers == 0 -> st_writer = 1;
