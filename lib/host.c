@@ -123,6 +123,9 @@ bool fthr_host_resolve(void)
 	if (!__atomic_load_n(&fthr_host.setspecific, __ATOMIC_ACQUIRE)) {
 		fthr_host.key_create = resolve("pthread_key_create");
 		fthr_host.cancel = resolve("pthread_cancel");
+		fthr_host.getschedparam = resolve("pthread_getschedparam");
+		fthr_host.setschedparam = resolve("pthread_setschedparam");
+		fthr_host.setschedprio = resolve("pthread_setschedprio");
 		__atomic_store_n(&fthr_host.setspecific, resolve("pthread_setspecific"),
 				 __ATOMIC_RELEASE);
 	}
@@ -200,12 +203,9 @@ int fthr_futex_wait_cancelable(volatile int *addr, int expect, bool shared,
 	return r;
 }
 
-/* The target's record: its initial-exec TLS block lies at the same offset
- * from its thread descriptor as the caller's from its own. */
 FTHR_HIDDEN int fthr_cancel(pthread_t t)
 {
-	struct fthr_self *rec = (struct fthr_self *)((char *)t +
-		((char *)&fthr_self_rec - (char *)pthread_self()));
+	struct fthr_self *rec = fthr_self_of(t);
 	int r, state;
 
 	if (!__atomic_load_n(&fthr_host.setspecific, __ATOMIC_ACQUIRE) &&

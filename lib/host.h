@@ -1,13 +1,15 @@
 /* lib/host.h: the host C library's own definitions of calls fthr also
  * defines, for the few places fthr needs the host's version underneath:
  * one host thread-specific key, whose destructor is fthr's per-thread exit
- * hook, and pthread_cancel, which fthr wraps (host.c). Resolved once with
+ * hook, pthread_cancel, which fthr wraps (host.c), and the scheduling
+ * calls fthr wraps for priority-protect mutexes (thr_mutex_pp.c). Resolved once with
  * dlvsym(RTLD_NEXT, name, version) from the library constructor, before
  * the program runs, so no fast path ever resolves anything (and no malloc
  * can recurse into it). */
 #ifndef FTHR_HOST_H
 #define FTHR_HOST_H
 
+#include <sched.h>
 #include <time.h>
 #include "fthr_impl.h"
 #include "self.h"
@@ -60,9 +62,19 @@ struct fthr_host {
 	int (*key_create)(pthread_key_t *, void (*)(void *));
 	int (*setspecific)(pthread_key_t, const void *);
 	int (*cancel)(pthread_t);
+	/* wrapped for priority-protect mutexes (thr_mutex_pp.c); not needed
+	 * by fthr_host_resolve's answer */
+	int (*getschedparam)(pthread_t, int *, struct sched_param *);
+	int (*setschedparam)(pthread_t, int, const struct sched_param *);
+	int (*setschedprio)(pthread_t, int);
 };
 
 extern struct fthr_host fthr_host FTHR_HIDDEN;
+
+/* The calling thread's real-time priority as the kernel runs it (raised
+ * to the priority-protect ceilings it holds), 0 for the other policies
+ * (thr_mutex_pp.c). */
+FTHR_HIDDEN int fthr_sched_prio(void);
 
 /* Resolve (idempotent); false if the host lacks a needed call. */
 FTHR_HIDDEN bool fthr_host_resolve(void);

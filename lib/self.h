@@ -52,9 +52,13 @@ struct fthr_self {
 	struct fthr_tsd_more *tsd_more; /* every key's slot, or NULL */
 	struct fthr_robust_head own_robust;
 	/* priority-protect mutexes held (thr_mutex_pp.c): how many per
-	 * ceiling, and the priority to return to when none is */
-	int pp_held;
+	 * ceiling, the highest, and while any is held the thread's own
+	 * policy and priority (moved: changed since, the host's record is
+	 * older); pp_lock guards them against other threads' scheduling calls */
+	int pp_lock;
+	int pp_held, pp_max;
 	int pp_base_policy, pp_base_prio;
+	bool pp_base_moved;
 	unsigned char pp_count[100];
 	int spin;		/* adaptive spin budget before a futex sleep */
 	int yield_off;		/* crowded: busy waits left that skip spin and yield */
@@ -72,6 +76,14 @@ struct fthr_self {
 
 extern __thread struct fthr_self fthr_self_rec
 	__attribute__((tls_model("initial-exec"))) FTHR_HIDDEN;
+
+/* Thread t's record: its initial-exec TLS block lies at the same offset
+ * from its thread descriptor as the caller's from its own. */
+static inline struct fthr_self *fthr_self_of(pthread_t t)
+{
+	return (struct fthr_self *)((char *)t +
+				    ((char *)&fthr_self_rec - (char *)pthread_self()));
+}
 
 /* Fork generation, advanced by FTHR_FORK_GEN_STEP in every fork child: lets
  * pthread_once tell an initialization the parent left in progress. */

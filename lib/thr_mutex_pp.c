@@ -4,22 +4,39 @@
  * Futex protocol of __lock: the ceiling lives in bits 19-31, the lock
  * state in the low bits, 0/1/2 as in lll.h:
  *   ceil|0 unlocked, ceil|1 locked, ceil|2 locked and somebody may sleep.
- *   lock     EINVAL if the caller's base priority is above the ceiling;
+ *   lock     EINVAL if the caller's own priority is above the ceiling;
  *            raise the thread to the highest ceiling it holds; CAS ceil|0 ->
  *            ceil|1; else loop { state 0: CAS to ceil|2, ours; state 1:
  *            CAS to ceil|2; futex_wait(word, ceil|2) }. If the ceiling
- *            changed meanwhile, drop the raise and start over.
+ *            changed meanwhile, raise for the new one, drop the old one's
+ *            raise, and start over.
  *   unlock   CAS to ceil|0; old state 2 -> futex_wake(1); lower the thread
- *            to the highest ceiling it still holds, or to its base priority.
- * The thread's held ceilings are counted in its TLS record; the base
- * priority is read when it takes its first one. As glibc, a thread whose
- * policy is not real-time cannot be raised: the lock fails with EINVAL.
+ *            to the highest ceiling it still holds, or to its own priority.
+ *
+ * Priorities, as glibc's (nptl/tpp.c): a thread has its own scheduling
+ * policy and priority, the ones pthread_setschedparam gave it, and runs at
+ * the higher of that priority and the highest ceiling it holds. The held
+ * ceilings are counted in its TLS record (self.h). The raise and the
+ * lowering go to the kernel directly (sched_setscheduler on the thread's
+ * tid), so the host library's record of the thread's scheduling keeps the
+ * thread's own priority. While the thread holds any ceiling its own policy
+ * and priority live in the record too: fthr's pthread_setschedparam,
+ * pthread_setschedprio and pthread_getschedparam (at the end of this file)
+ * set and report those, never going below the held ceiling in the kernel,
+ * and the last unlock hands a change made meanwhile to the host's
+ * pthread_setschedparam. With
+ * no ceiling held, those three are the host's calls. The record's pp_lock
+ * orders a thread's own changes against those calls from other threads, as
+ * glibc's descriptor lock does. As glibc, a thread whose policy is not
+ * real-time cannot be raised: the lock fails with EINVAL.
  */
 #include "config.h"
 #include <errno.h>
 #include <limits.h>
 #include <sched.h>
 #include "futex.h"
+#include "host.h"
+#include "lll.h"
 #include "mutex.h"
 #include "self.h"
 
@@ -32,19 +49,44 @@ static inline int ceiling_of(int word)
 	return (int)((unsigned)(word & CEIL_MASK) >> CEIL_SHIFT);
 }
 
-/* Apply the highest held ceiling (or the base priority). */
-static int pp_apply(struct fthr_self *self)
+static inline int max_int(int a, int b)
 {
-	struct sched_param sp = { .sched_priority = self->pp_base_prio };
+	return a > b ? a : b;
+}
+
+/* The highest ceiling the record counts as held, 0 if none. */
+static int highest(const struct fthr_self *s)
+{
 	int p;
 
-	for (p = 99; p > 0 && self->pp_held; p--)
-		if (self->pp_count[p]) {
-			if (p > sp.sched_priority)
-				sp.sched_priority = p;
-			break;
-		}
-	return pthread_setschedparam(pthread_self(), self->pp_base_policy, &sp);
+	for (p = 99; p > 0; p--)
+		if (s->pp_count[p])
+			return p;
+	return 0;
+}
+
+/* The kernel's priority for a thread holding ceilings: its own policy, at
+ * the higher of its own priority and its highest ceiling (pp_lock held). */
+static int pp_raise(const struct fthr_self *s)
+{
+	struct sched_param sp = { .sched_priority = max_int(s->pp_base_prio, s->pp_max) };
+
+	return sched_setscheduler(s->tid, s->pp_base_policy, &sp) ? errno : 0;
+}
+
+/* The host's scheduling calls (resolved by host.c's constructor). */
+static int host_getschedparam(pthread_t t, int *policy, struct sched_param *sp)
+{
+	if (!__atomic_load_n(&fthr_host.setspecific, __ATOMIC_ACQUIRE))
+		fthr_host_resolve();
+	return fthr_host.getschedparam ? fthr_host.getschedparam(t, policy, sp) : ENOSYS;
+}
+
+static int host_setschedparam(pthread_t t, int policy, const struct sched_param *sp)
+{
+	if (!__atomic_load_n(&fthr_host.setspecific, __ATOMIC_ACQUIRE))
+		fthr_host_resolve();
+	return fthr_host.setschedparam ? fthr_host.setschedparam(t, policy, sp) : ENOSYS;
 }
 
 /* After the host's condition wait (thr_cond.c) released and re-took a
@@ -52,38 +94,75 @@ static int pp_apply(struct fthr_self *self)
  * priority is fthr's again. */
 FTHR_HIDDEN void fthr_pp_reapply(void)
 {
-	if (fthr_self_rec.pp_held)
-		pp_apply(&fthr_self_rec);
+	struct fthr_self *s = &fthr_self_rec;
+
+	fthr_lll_lock(&s->pp_lock, false);
+	if (s->pp_held)
+		pp_raise(s);
+	fthr_lll_unlock(&s->pp_lock, false);
 }
 
-/* Count ceiling c as held (delta 1) or released (-1) and re-apply. */
-static int pp_change(int c, int delta)
+/* glibc's __pthread_tpp_change_priority: count ceiling next as held and
+ * prev as released (-1: none) and set the priority that follows. A lock
+ * (check) first fails with EINVAL if the thread's own priority is above
+ * next, or its policy is not real-time. */
+static int pp_change(int prev, int next, bool check)
 {
-	struct fthr_self *self = &fthr_self_rec;
-	int r;
+	struct fthr_self *s = &fthr_self_rec;
+	int r = 0, oldmax, before, after;
+	bool dropped = false;
 
-	if (delta > 0 && self->pp_held == 0) {
+	fthr_tid(); /* the record's tid, for pp_raise */
+	fthr_lll_lock(&s->pp_lock, false);
+	if (s->pp_held == 0 && next >= 0) { /* the thread's own, from the host */
 		struct sched_param sp;
 
-		if (pthread_getschedparam(pthread_self(), &self->pp_base_policy, &sp))
-			return EINVAL;
-		self->pp_base_prio = sp.sched_priority;
+		if ((r = host_getschedparam(pthread_self(), &s->pp_base_policy, &sp)) != 0)
+			goto out;
+		s->pp_base_prio = sp.sched_priority;
+		s->pp_base_moved = false;
 	}
-	if (delta > 0) {
-		if (self->pp_base_policy != SCHED_FIFO && self->pp_base_policy != SCHED_RR)
-			return EINVAL; /* glibc: a non-real-time thread cannot be raised */
-		if (self->pp_base_prio > c)
-			return EINVAL;
-		if (self->pp_count[c] == 255)
-			return EAGAIN;
+	if (next >= 0) {
+		if (check && (s->pp_base_prio > next || (s->pp_base_policy != SCHED_FIFO &&
+							 s->pp_base_policy != SCHED_RR))) {
+			r = EINVAL;
+			goto out;
+		}
+		if (s->pp_count[next] == UCHAR_MAX) {
+			r = EAGAIN;
+			goto out;
+		}
+		s->pp_count[next]++;
+		s->pp_held++;
 	}
-	self->pp_count[c] += delta;
-	self->pp_held += delta;
-	r = pp_apply(self);
-	if (r && delta > 0) { /* undo */
-		self->pp_count[c]--;
-		self->pp_held--;
+	if (prev >= 0 && s->pp_count[prev]) {
+		s->pp_count[prev]--;
+		s->pp_held--;
+		dropped = true;
 	}
+	oldmax = s->pp_max;
+	s->pp_max = highest(s);
+	before = max_int(s->pp_base_prio, oldmax);
+	after = max_int(s->pp_base_prio, s->pp_max);
+	if (s->pp_held == 0 && s->pp_base_moved) {
+		/* changed while held: the host records it now */
+		struct sched_param sp = { .sched_priority = s->pp_base_prio };
+
+		r = host_setschedparam(pthread_self(), s->pp_base_policy, &sp);
+	} else if (after != before) {
+		r = pp_raise(s);
+	}
+	if (r && next >= 0) { /* undo */
+		s->pp_count[next]--;
+		s->pp_held--;
+		if (dropped) {
+			s->pp_count[prev]++;
+			s->pp_held++;
+		}
+		s->pp_max = highest(s);
+	}
+out:
+	fthr_lll_unlock(&s->pp_lock, false);
 	return r;
 }
 
@@ -91,17 +170,21 @@ int fthr_pp_lock(pthread_mutex_t *m, int kind, clockid_t clk,
 		 const struct timespec *abstime, bool timed)
 {
 	volatile int *w = &m->__data.__lock;
-	int tid = fthr_tid(), type = kind & FTHR_MUTEX_KIND_MASK, r;
+	int tid = fthr_tid(), type = kind & FTHR_MUTEX_KIND_MASK, r, c = -1;
 	bool shared = kind & FTHR_MUTEX_PSHARED;
 
 	if (a_load_relaxed(&m->__data.__owner) == tid &&
 	    (r = fthr_mutex_relock(m, type, false)) >= 0)
 		return r;
 	for (;;) {
-		int old = a_load_relaxed(w), c = ceiling_of(old), cv = old & CEIL_MASK;
+		int old = a_load_relaxed(w), was = c, cv = old & CEIL_MASK;
 
-		if ((r = pp_change(c, 1)) != 0)
+		c = ceiling_of(old);
+		if (c != was && (r = pp_change(was, c, true)) != 0) {
+			if (was >= 0) /* raised for a ceiling since moved */
+				pp_change(was, -1, false);
 			return r;
+		}
 		old = cv;
 		if (__atomic_compare_exchange_n(w, &old, cv | 1, false, __ATOMIC_ACQUIRE,
 						__ATOMIC_RELAXED))
@@ -125,12 +208,12 @@ int fthr_pp_lock(pthread_mutex_t *m, int kind, clockid_t clk,
 				r = fthr_futex_wait(w, cv | 2, shared, clk,
 						    timed ? abstime : NULL);
 			if (r == ETIMEDOUT || r == EINVAL) {
-				pp_change(c, -1);
+				pp_change(c, -1, false);
 				return r;
 			}
 			old = a_load_relaxed(w);
 		}
-		pp_change(c, -1); /* the ceiling moved: start over */
+		/* the ceiling moved: start over, raised for the new one */
 	}
 took:
 	m->__data.__owner = tid;
@@ -153,11 +236,11 @@ int fthr_pp_trylock(pthread_mutex_t *m, int kind)
 	c = ceiling_of(old);
 	if (old & STATE_MASK)
 		return EBUSY;
-	if ((r = pp_change(c, 1)) != 0)
+	if ((r = pp_change(-1, c, true)) != 0)
 		return r;
 	if (!__atomic_compare_exchange_n(w, &old, old | 1, false, __ATOMIC_ACQUIRE,
 					 __ATOMIC_RELAXED)) {
-		pp_change(c, -1);
+		pp_change(c, -1, false);
 		return EBUSY;
 	}
 	m->__data.__owner = tid;
@@ -190,7 +273,7 @@ int fthr_pp_unlock(pthread_mutex_t *m, int kind, bool full)
 		;
 	if ((old & STATE_MASK) > 1)
 		fthr_futex_wake(w, 1, kind & FTHR_MUTEX_PSHARED);
-	return mine ? pp_change(ceiling_of(old), -1) : 0;
+	return mine ? pp_change(ceiling_of(old), -1, false) : 0;
 }
 
 FTHR_HIDDEN int fthr_mutex_getprioceiling(const pthread_mutex_t *m, int *prio)
@@ -213,6 +296,8 @@ FTHR_HIDDEN int fthr_mutex_setprioceiling(pthread_mutex_t *m, int prio, int *old
 	    prio > sched_get_priority_max(SCHED_FIFO))
 		return EINVAL;
 	mine = a_load_relaxed(&m->__data.__owner) == fthr_tid();
+	if (mine && (kind & FTHR_MUTEX_KIND_MASK) == PTHREAD_MUTEX_ERRORCHECK)
+		return EDEADLK; /* glibc's */
 	if (!mine) {
 		for (;;) {
 			old = a_load_relaxed(w) & CEIL_MASK;
@@ -233,25 +318,21 @@ FTHR_HIDDEN int fthr_mutex_setprioceiling(pthread_mutex_t *m, int prio, int *old
 		}
 	}
 	old = a_load_relaxed(w);
-	if (old_ceiling)
-		*old_ceiling = ceiling_of(old);
 	if (mine) { /* keep the state bits; the hold now counts at the new
-		     * ceiling (the unlock releases that one) */
-		struct fthr_self *self = &fthr_self_rec;
-		int oc = ceiling_of(old);
+		     * ceiling, at once (the unlock releases that one) */
+		int oc = ceiling_of(old), r;
 
-		if (oc != prio && self->pp_count[prio] == 255)
-			return EAGAIN;
+		if (oc != prio && (r = pp_change(oc, prio, false)) != 0)
+			return r;
+		if (old_ceiling)
+			*old_ceiling = oc;
 		while (!__atomic_compare_exchange_n(w, &old, (prio << CEIL_SHIFT) | (old & STATE_MASK),
 						    true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 			;
-		if (oc != prio) {
-			self->pp_count[oc]--;
-			self->pp_count[prio]++;
-			return pp_apply(self);
-		}
 		return 0;
 	}
+	if (old_ceiling)
+		*old_ceiling = ceiling_of(old);
 	old = __atomic_exchange_n(w, prio << CEIL_SHIFT, __ATOMIC_RELEASE);
 	if ((old & STATE_MASK) > 1)
 		fthr_futex_wake(w, INT_MAX, shared); /* they re-read the ceiling */
@@ -260,3 +341,93 @@ FTHR_HIDDEN int fthr_mutex_setprioceiling(pthread_mutex_t *m, int prio, int *old
 
 FTHR_EXPORT(pthread_mutex_getprioceiling, fthr_mutex_getprioceiling);
 FTHR_EXPORT(pthread_mutex_setprioceiling, fthr_mutex_setprioceiling);
+
+/* The scheduling calls, glibc's behaviour with priority-protect mutexes
+ * held (nptl/pthread_setschedparam.c, pthread_setschedprio.c): t's own
+ * policy and priority change, the kernel's priority does not go below the
+ * highest ceiling t holds, and pthread_getschedparam reports t's own. The
+ * record of t lies at the caller's offset from t's descriptor (self.h).
+ * With no ceiling held, each is the host's call (under t's pp_lock, so
+ * that t does not take its first ceiling meanwhile). */
+FTHR_HIDDEN int fthr_setschedparam(pthread_t t, int policy, const struct sched_param *param)
+{
+	struct fthr_self *s = fthr_self_of(t);
+	int r;
+
+	fthr_lll_lock(&s->pp_lock, false);
+	if (s->pp_held) {
+		struct sched_param sp = { .sched_priority =
+						  max_int(param->sched_priority, s->pp_max) };
+
+		r = sched_setscheduler(s->tid, policy, &sp) ? errno : 0;
+		if (r == 0) {
+			s->pp_base_policy = policy;
+			s->pp_base_prio = param->sched_priority;
+			s->pp_base_moved = true;
+		}
+	} else {
+		r = host_setschedparam(t, policy, param);
+	}
+	fthr_lll_unlock(&s->pp_lock, false);
+	return r;
+}
+
+FTHR_HIDDEN int fthr_setschedprio(pthread_t t, int prio)
+{
+	struct fthr_self *s = fthr_self_of(t);
+	int r;
+
+	fthr_lll_lock(&s->pp_lock, false);
+	if (s->pp_held) {
+		struct sched_param sp = { .sched_priority = max_int(prio, s->pp_max) };
+
+		r = sched_setparam(s->tid, &sp) ? errno : 0;
+		if (r == 0) {
+			s->pp_base_prio = prio;
+			s->pp_base_moved = true;
+		}
+	} else {
+		if (!__atomic_load_n(&fthr_host.setspecific, __ATOMIC_ACQUIRE))
+			fthr_host_resolve();
+		r = fthr_host.setschedprio ? fthr_host.setschedprio(t, prio) : ENOSYS;
+	}
+	fthr_lll_unlock(&s->pp_lock, false);
+	return r;
+}
+
+FTHR_HIDDEN int fthr_getschedparam(pthread_t t, int *policy, struct sched_param *param)
+{
+	struct fthr_self *s = fthr_self_of(t);
+	int r = 0;
+
+	fthr_lll_lock(&s->pp_lock, false);
+	if (s->pp_held) {
+		*policy = s->pp_base_policy;
+		param->sched_priority = s->pp_base_prio;
+	} else {
+		r = host_getschedparam(t, policy, param);
+	}
+	fthr_lll_unlock(&s->pp_lock, false);
+	return r;
+}
+
+int fthr_sched_prio(void)
+{
+	struct fthr_self *s = &fthr_self_rec;
+	struct sched_param sp = { .sched_priority = 0 };
+	int policy = SCHED_OTHER;
+
+	fthr_lll_lock(&s->pp_lock, false);
+	if (s->pp_held) {
+		policy = s->pp_base_policy;
+		sp.sched_priority = max_int(s->pp_base_prio, s->pp_max);
+	} else if (host_getschedparam(pthread_self(), &policy, &sp) != 0) {
+		policy = SCHED_OTHER;
+	}
+	fthr_lll_unlock(&s->pp_lock, false);
+	return (policy == SCHED_FIFO || policy == SCHED_RR) ? sp.sched_priority : 0;
+}
+
+FTHR_EXPORT(pthread_setschedparam, fthr_setschedparam);
+FTHR_EXPORT(pthread_setschedprio, fthr_setschedprio);
+FTHR_EXPORT(pthread_getschedparam, fthr_getschedparam);

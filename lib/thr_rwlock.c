@@ -664,17 +664,6 @@ static void wake_locked(struct rwlock *l)
 	}
 }
 
-/* The caller's real-time priority, 0 for the other policies. */
-static int sched_prio(void)
-{
-	struct sched_param sp;
-	int policy;
-
-	if (pthread_getschedparam(pthread_self(), &policy, &sp) != 0)
-		return 0;
-	return (policy == SCHED_FIFO || policy == SCHED_RR) ? sp.sched_priority : 0;
-}
-
 /* Under l->lock: count a sleeper in (d 1) or out (d -1, after it left the
  * queue); the sleepers of its kind left. */
 static int sleepers_add(struct rwlock *l, bool writer, int d)
@@ -704,7 +693,7 @@ static int rw_sleep_loop(struct rwlock *l, bool writer, clockid_t clk,
 	if (timed && (r = fthr_abstime_check(abstime)) != 0)
 		return r;
 	if (!shared)
-		self.prio = sched_prio();
+		self.prio = fthr_sched_prio();
 	fthr_lll_lock(&l->lock, shared);
 	/* Mark first, then look: an unlock the look misses sees the mark and
 	 * wakes us (it needs the lock we hold to do so). The mark stays until

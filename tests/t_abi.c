@@ -29,8 +29,9 @@ static const char *const ours[] = {
 	"pthread_once", "pthread_spin_init", "pthread_spin_lock",
 	"pthread_spin_trylock", "pthread_spin_unlock", "pthread_spin_destroy",
 	"fthr_version",
-	/* the host's underneath, wrapped (host.c) */
-	"pthread_cancel",
+	/* the host's underneath, wrapped (host.c, thr_mutex_pp.c) */
+	"pthread_cancel", "pthread_getschedparam", "pthread_setschedparam",
+	"pthread_setschedprio",
 };
 
 /* glibc's compatibility-only names: a versioned lookup finds them */
