@@ -80,7 +80,7 @@ START_TEST(raised_while_held_restored_after)
 	ck_assert_int_eq(my_prio(), 20);
 	ck_assert_int_eq(pthread_mutex_trylock(&a), EBUSY);
 	ck_assert_int_eq(pthread_mutex_unlock(&a), 0);
-	ck_assert_int_eq(my_prio(), 10); /* glibc 2.36 leaves it at 20 */
+	ck_assert_int_eq(my_prio(), 10);
 	ck_assert_int_eq(pthread_mutex_trylock(&a), 0);
 	ck_assert_int_eq(my_prio(), 20);
 	ck_assert_int_eq(pthread_mutex_unlock(&a), 0);
@@ -143,6 +143,125 @@ START_TEST(above_the_ceiling_is_einval)
 	ck_assert_int_eq(pthread_mutex_trylock(&m), EDEADLK); /* glibc's, not EBUSY */
 	ck_assert_int_eq(pthread_mutex_unlock(&m), 0);
 	ck_assert_int_eq(my_prio(), 30);
+}
+END_TEST
+
+/* The thread's own policy and priority, as pthread_getschedparam reports
+ * them (the raise to the ceilings held is no part of them, in glibc). */
+static int own_prio(pthread_t t)
+{
+	struct sched_param sp = { .sched_priority = -1 };
+	int policy = -1;
+
+	ck_assert_int_eq(pthread_getschedparam(t, &policy, &sp), 0);
+	ck_assert_int_eq(policy, SCHED_FIFO);
+	return sp.sched_priority;
+}
+
+/* Another thread asks about, or changes, the holder's own priority. */
+static pthread_t holder;
+static void *other_reads(void *arg)
+{
+	(void)arg;
+	return (void *)(long)own_prio(holder);
+}
+
+static void *other_sets(void *arg)
+{
+	struct sched_param sp = { .sched_priority = (int)(long)arg };
+
+	return (void *)(long)pthread_setschedparam(holder, SCHED_FIFO, &sp);
+}
+
+static long in_thread_arg(void *(*fn)(void *), long arg)
+{
+	pthread_t t;
+
+	ck_assert_int_eq(pthread_create(&t, NULL, fn, (void *)arg), 0);
+	return (long)harness_join(t, 10);
+}
+
+/* glibc's nptl/tst-mutexpp10, and more: the kernel's priority is the
+ * highest of the thread's own and the ceilings it holds (nested, lock and
+ * trylock); pthread_getschedparam reports the thread's own, from any
+ * thread; pthread_setschedparam and pthread_setschedprio while a ceiling
+ * is held set the thread's own without lowering it below the ceiling, and
+ * the unlock goes back to that own priority; a lock of a ceiling below it
+ * is then EINVAL. No thread spins at a real-time priority: every call is
+ * short, and the thread ends at SCHED_OTHER. */
+START_TEST(own_priority_apart_from_the_raise)
+{
+	pthread_mutex_t a, b, c;
+	struct sched_param sp = { .sched_priority = 0 };
+
+	if (harness_skip_under_tsan("own_priority_apart_from_the_raise",
+				    "TSan reports a lock's EINVAL as the use of an invalid mutex, on glibc too"))
+		return;
+	if (!go_fifo(4))
+		return;
+	holder = pthread_self();
+	init_pp(&a, PTHREAD_MUTEX_NORMAL, 6);
+	init_pp(&b, PTHREAD_MUTEX_RECURSIVE, 8);
+	init_pp(&c, PTHREAD_MUTEX_ERRORCHECK, 5);
+	ck_assert_int_eq(own_prio(holder), 4);
+	ck_assert_int_eq(pthread_mutex_lock(&a), 0);
+	ck_assert_int_eq(my_prio(), 6);
+	ck_assert_int_eq(own_prio(holder), 4);
+	ck_assert_int_eq(pthread_mutex_trylock(&b), 0);
+	ck_assert_int_eq(my_prio(), 8);
+	ck_assert_int_eq(pthread_mutex_lock(&c), 0);
+	ck_assert_int_eq(my_prio(), 8); /* the highest held */
+	ck_assert_int_eq(own_prio(holder), 4);
+	ck_assert_int_eq(in_thread_arg(other_reads, 0), 4);
+	ck_assert_int_eq(pthread_mutex_unlock(&b), 0);
+	ck_assert_int_eq(my_prio(), 6);
+	ck_assert_int_eq(pthread_mutex_unlock(&a), 0);
+	ck_assert_int_eq(my_prio(), 5);
+	ck_assert_int_eq(pthread_mutex_unlock(&c), 0);
+	ck_assert_int_eq(my_prio(), 4);
+	ck_assert_int_eq(own_prio(holder), 4);
+
+	/* own priority changed while a ceiling is held */
+	ck_assert_int_eq(pthread_mutex_lock(&a), 0);
+	ck_assert_int_eq(my_prio(), 6);
+	sp.sched_priority = 5;
+	ck_assert_int_eq(pthread_setschedparam(holder, SCHED_FIFO, &sp), 0);
+	ck_assert_int_eq(own_prio(holder), 5);
+	ck_assert_int_eq(my_prio(), 6); /* not below the ceiling */
+	ck_assert_int_eq(in_thread_arg(other_sets, 3), 0);
+	ck_assert_int_eq(own_prio(holder), 3);
+	ck_assert_int_eq(my_prio(), 6);
+	ck_assert_int_eq(pthread_setschedprio(holder, 7), 0);
+	ck_assert_int_eq(own_prio(holder), 7);
+	ck_assert_int_eq(my_prio(), 7); /* above the ceiling: its own */
+	ck_assert_int_eq(pthread_mutex_unlock(&a), 0);
+	ck_assert_int_eq(my_prio(), 7);
+	ck_assert_int_eq(own_prio(holder), 7);
+	ck_assert_int_eq(pthread_mutex_lock(&c), EINVAL); /* 5 < 7 */
+	ck_assert_int_eq(pthread_mutex_trylock(&c), EINVAL);
+	ck_assert_int_eq(my_prio(), 7);
+
+	/* and lowered while held: back to it after the unlock */
+	ck_assert_int_eq(pthread_mutex_lock(&b), 0);
+	ck_assert_int_eq(my_prio(), 8);
+	sp.sched_priority = 2;
+	ck_assert_int_eq(pthread_setschedparam(holder, SCHED_RR, &sp), 0);
+	ck_assert_int_eq(sched_getscheduler(0), SCHED_RR);
+	ck_assert_int_eq(my_prio(), 8);
+	ck_assert_int_eq(pthread_mutex_unlock(&b), 0);
+	ck_assert_int_eq(my_prio(), 2);
+	ck_assert_int_eq(sched_getscheduler(0), SCHED_RR);
+	ck_assert_int_eq(pthread_mutex_lock(&c), 0); /* 5 >= 2 */
+	ck_assert_int_eq(my_prio(), 5);
+	ck_assert_int_eq(pthread_mutex_unlock(&c), 0);
+	ck_assert_int_eq(my_prio(), 2);
+
+	sp.sched_priority = 0;
+	ck_assert_int_eq(pthread_setschedparam(holder, SCHED_OTHER, &sp), 0);
+	ck_assert_int_eq(sched_getscheduler(0), SCHED_OTHER);
+	ck_assert_int_eq(pthread_mutex_destroy(&a), 0);
+	ck_assert_int_eq(pthread_mutex_destroy(&b), 0);
+	ck_assert_int_eq(pthread_mutex_destroy(&c), 0);
 }
 END_TEST
 
@@ -240,6 +359,7 @@ int main(void)
 	tcase_add_test(tc, raised_while_held_restored_after);
 	tcase_add_test(tc, owner_changes_ceiling);
 	tcase_add_test(tc, above_the_ceiling_is_einval);
+	tcase_add_test(tc, own_priority_apart_from_the_raise);
 	tcase_add_loop_test(tc, unlock_not_held, 0, 4);
 	tcase_add_test(tc, counted_exclusion);
 	return harness_main(s);
