@@ -3,7 +3,7 @@
 # none did (issue 14: its helpers once overwrote the rc that remembered a
 # failed 'make check', and it exited 0). The script runs in a scratch tree
 # with fakes on PATH for make, autoreconf, git and dpkg-query and a fake
-# scripts/aarch64-check and scripts/cross-check: every step and its bookkeeping run, nothing is
+# scripts/aarch64-check, scripts/cross-check and scripts/glibc-tests: every step and its bookkeeping run, nothing is
 # built or tested (a second or two). FAKE_FAIL names the steps that fail,
 # as DIR:TARGET (DIR: tree, or fthr-variant-NAME for a build variant).
 # RUN_SCRIPT=path tests another copy of scripts/run (e.g. an old one).
@@ -49,6 +49,11 @@ cat >"$tmp/tree/scripts/cross-check" <<'EOF'
 echo "tree: cross-check $1" >>"$FAKE_LOG"
 exit "${FAKE_CROSS_RC:-0}"
 EOF
+cat >"$tmp/tree/scripts/glibc-tests" <<'EOF'
+#!/bin/sh
+echo "tree: glibc-tests $*" >>"$FAKE_LOG"
+exit "${FAKE_GLIBC_TESTS_RC:-0}"
+EOF
 mkdir -p "$tmp/tree/arch/s390x" && : >"$tmp/tree/arch/s390x/arch.h"
 : >"$tmp/tree/Makefile"
 cp "$script" "$tmp/tree/scripts/run"
@@ -74,7 +79,7 @@ case_() {
 # every step ran, even after a failure
 all_ran() {
 	for s in 'tree: -s -j[0-9]* check;' 'tree: -s check-loaded;' 'tree: -s -j[0-9]* distcheck' \
-		'tree: -s verify;' 'tree: aarch64-check;' 'tree: cross-check s390x;' 'fthr-variant-invariants: -s -j[0-9]* check' \
+		'tree: -s verify;' 'tree: aarch64-check;' 'tree: glibc-tests --subset ci;' 'tree: cross-check s390x;' 'fthr-variant-invariants: -s -j[0-9]* check' \
 		'fthr-variant-asan-ubsan: -s -j[0-9]* check' 'fthr-variant-tsan: -s -j[0-9]* check'; do
 		echo "$ran" | grep -q -e "$s" ||
 			{ echo "FAIL: $1: step '$s' did not run; make saw: $ran"; failed=$((failed + 1)); }
@@ -94,12 +99,16 @@ grep -q 'FAIL' "$tmp/tree/ci-results/tests/distcheck.trs" 2>/dev/null ||
 case_ "verify fails" nonzero FAKE_FAIL="tree:verify"
 case_ "aarch64-check fails" nonzero FAKE_AARCH64_RC=1
 case_ "the rotating arch's check fails" nonzero FAKE_CROSS_RC=1
+case_ "glibc-tests fails" nonzero FAKE_GLIBC_TESTS_RC=1; all_ran "glibc-tests fails"
+grep -q 'FAIL' "$tmp/tree/ci-results/tests/glibc-tests.trs" 2>/dev/null ||
+	{ echo "FAIL: glibc-tests fails: ci-results/tests/glibc-tests.trs does not say FAIL"; failed=$((failed + 1)); }
+case_ "glibc-tests skips (no glibc source)" 0 FAKE_GLIBC_TESTS_RC=77
 case_ "the first variant fails" nonzero FAKE_FAIL="fthr-variant-invariants:check"
 case_ "the last variant fails" nonzero FAKE_FAIL="fthr-variant-tsan:check"
-case_ "a skipped step cannot fail" 0 FTHR_SKIP="check-loaded distcheck verify aarch64 arches variants" \
+case_ "a skipped step cannot fail" 0 FTHR_SKIP="glibc-tests check-loaded distcheck verify aarch64 arches variants" \
 	FAKE_FAIL="tree:check-loaded tree:distcheck tree:verify fthr-variant-invariants:check" FAKE_AARCH64_RC=1 \
-	FAKE_CROSS_RC=1
-case $ran in *check-loaded* | *distcheck* | *verify* | *aarch64* | *cross-check* | *variant*)
+	FAKE_CROSS_RC=1 FAKE_GLIBC_TESTS_RC=1
+case $ran in *glibc-tests* | *check-loaded* | *distcheck* | *verify* | *aarch64* | *cross-check* | *variant*)
 	echo "FAIL: FTHR_SKIP: skipped steps ran: $ran"; failed=$((failed + 1)) ;; esac
 
 [ $failed = 0 ] && echo "scripts/run check: every exit status as expected"
