@@ -418,7 +418,15 @@ static inline bool unlock_biased(struct rwlock *l)
 	return false;
 }
 
-static inline void bias_stop(struct rwlock *l);
+/* A writer arrives: stop new biased readers. */
+static inline void bias_stop(struct rwlock *l)
+{
+	int b = a_load_relaxed(&l->bias);
+
+	if (unlikely(bias_on(b)))
+		__atomic_compare_exchange_n(&l->bias, &b, bias_with(b, BIAS_DIRTY), false,
+					    __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+}
 
 /* After a read lock through state: turn the bias on when the lock looks
  * read-mostly: this thread's last STREAK_ON reads were of this lock with
@@ -462,16 +470,6 @@ static inline void maybe_bias(struct rwlock *l)
 					__ATOMIC_RELAXED) &&
 	    prefers_writers(l) && (__atomic_load_n(&l->state, __ATOMIC_SEQ_CST) & WR_WAIT))
 		bias_stop(l);
-}
-
-/* A writer arrives: stop new biased readers. */
-static inline void bias_stop(struct rwlock *l)
-{
-	int b = a_load_relaxed(&l->bias);
-
-	if (unlikely(bias_on(b)))
-		__atomic_compare_exchange_n(&l->bias, &b, bias_with(b, BIAS_DIRTY), false,
-					    __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
 }
 
 /* A writer that holds a read lock of l itself, in a slot: glibc's
