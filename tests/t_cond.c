@@ -1858,8 +1858,8 @@ END_TEST
  * handler has SA_RESTART every 100 us, so sleeping waits are interrupted
  * and restarted by the kernel (compare seq again: EAGAIN, or asleep
  * again, still counted). Once they are gone, sleepers must be 0: nothing
- * here times out or is cancelled. The protocol up to the eighteenth
- * session (a broadcast requeued sleepers onto the mutex, and a waiter
+ * here times out or is cancelled. The old requeueing protocol (a
+ * broadcast requeued sleepers onto the mutex, and a waiter
  * whose wait returned EAGAIN while a requeue was under way stayed
  * counted, not knowing whether it had been moved) left 29-249 here, and
  * about 290 after a Ruby Thread.pass run (verify/README.md, real bug 6). */

@@ -1,6 +1,6 @@
 /* verify/cond.pml: the condition variable of lib/thr_cond.c, with the
  * private normal mutex it waits with (lib/thr_mutex.c, lib/lll.h); and,
- * with -DREQUEUE, the protocol before the nineteenth session, whose
+ * with -DREQUEUE, the old protocol, whose
  * broadcast requeued waiters onto that mutex (kept to replay its bugs).
  *
  * Words: mem[SEQ] the cond's seq (futex word), mem[M] the mutex's lock word
