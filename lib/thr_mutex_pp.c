@@ -74,18 +74,17 @@ static int pp_raise(const struct fthr_self *s)
 	return sched_setscheduler(s->tid, s->pp_base_policy, &sp) ? errno : 0;
 }
 
-/* The host's scheduling calls (resolved by host.c's constructor). */
+/* The host's scheduling calls (resolved by host.c's constructor; the
+ * resolve is idempotent and only loads once it has run). */
 static int host_getschedparam(pthread_t t, int *policy, struct sched_param *sp)
 {
-	if (!__atomic_load_n(&fthr_host.setspecific, __ATOMIC_ACQUIRE))
-		fthr_host_resolve();
+	fthr_host_resolve();
 	return fthr_host.getschedparam ? fthr_host.getschedparam(t, policy, sp) : ENOSYS;
 }
 
 static int host_setschedparam(pthread_t t, int policy, const struct sched_param *sp)
 {
-	if (!__atomic_load_n(&fthr_host.setspecific, __ATOMIC_ACQUIRE))
-		fthr_host_resolve();
+	fthr_host_resolve();
 	return fthr_host.setschedparam ? fthr_host.setschedparam(t, policy, sp) : ENOSYS;
 }
 
@@ -387,8 +386,7 @@ FTHR_HIDDEN int fthr_setschedprio(pthread_t t, int prio)
 			s->pp_base_moved = true;
 		}
 	} else {
-		if (!__atomic_load_n(&fthr_host.setspecific, __ATOMIC_ACQUIRE))
-			fthr_host_resolve();
+		fthr_host_resolve();
 		r = fthr_host.setschedprio ? fthr_host.setschedprio(t, prio) : ENOSYS;
 	}
 	fthr_lll_unlock(&s->pp_lock, false);
