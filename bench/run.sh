@@ -17,7 +17,10 @@
 #        and every row gains the glibc/glibc ratios, the row's null
 #        distribution; a fthr ratio inside it is noise), BENCH_ONLY
 #        (an extended regular expression: only the rows whose label
-#        matches it run).
+#        matches it run), BENCH_BASE (another libfthr.so.0: the baseline
+#        column runs with it preloaded instead of on plain glibc, a
+#        before/after comparison of two builds; the A/A control then runs
+#        the baseline against itself).
 # Output: a Markdown table on stdout, OUTDIR/results.csv, OUTDIR/*.png
 #        (gnuplot), progress on stderr.
 set -u
@@ -32,6 +35,7 @@ csv=$out/results.csv
 here=$(cd "$(dirname "$0")" && pwd)
 aa=${BENCH_AA:-0}
 only=${BENCH_ONLY:-}
+base=${BENCH_BASE:-}
 echo "group,benchmark,unit,better,glibc,fthr,ratio_median,ratio_min,ratio_max,cpu_glibc,cpu_fthr,aa_median,aa_min,aa_max" >"$csv"
 failed=0
 
@@ -73,12 +77,12 @@ bench() {
 	printf '  %-40s' "$label" >&2
 	for ((i = 0; i < pairs; i++)); do
 		if ((i % 2 == 0)); then
-			g=$(one "" "$@") && f=$(one "$lib" "$@")
+			g=$(one "$base" "$@") && f=$(one "$lib" "$@")
 		else
-			f=$(one "$lib" "$@") && g=$(one "" "$@")
+			f=$(one "$lib" "$@") && g=$(one "$base" "$@")
 		fi || { failed=1; echo " FAILED" >&2; return; }
 		if [ "$aa" = 1 ]; then
-			a=$(one "" "$@") || { failed=1; echo " FAILED" >&2; return; }
+			a=$(one "$base" "$@") || { failed=1; echo " FAILED" >&2; return; }
 			read -r aval _ <<<"$a"
 		fi
 		read -r gval unit gcpu _ <<<"$g"
@@ -106,6 +110,7 @@ bench() {
 }
 
 echo "# fthr vs glibc, $(date -u +%Y-%m-%d), $(uname -m), $(nproc) cpus, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), glibc $(ldd --version | head -1 | awk '{ print $NF }')"
+[ -z "$base" ] || echo "(the glibc column runs $base preloaded: a comparison of two fthr builds)"
 echo
 echo "Medians of $pairs alternating glibc/fthr pairs; 'fthr vs glibc' is the median of the per-pair ratios, > 1 means fthr is better (faster or more throughput); spread is the min–max of those ratios."
 

@@ -112,6 +112,24 @@ static int profile_open(void)
 	return -1;
 }
 
+/* The wait policy's settings the run had, when FTHR_WAIT changed any
+ * (wait_tune.h): a figure read from the report is one of that policy. */
+static void profile_wait_settings(void)
+{
+	static const struct fthr_wait_tune def = FTHR_WAIT_TUNE_DEFAULTS;
+	const char *sep = "fthr-profile: FTHR_WAIT=";
+
+#define SHOW_(name, d, lo, hi)                                                 \
+	if (fthr_wait_tune.name != def.name) {                                 \
+		fthr_diag_out("%s%s=%d", sep, #name, fthr_wait_tune.name);     \
+		sep = ",";                                                     \
+	}
+	FTHR_WAIT_KNOBS(SHOW_)
+#undef SHOW_
+	if (sep[0] == ',')
+		fthr_diag_out("\n");
+}
+
 static void profile_report(void)
 {
 	struct dobj **v;
@@ -137,7 +155,9 @@ static void profile_report(void)
 		      (int)getpid(), n, contended, waits / 1000000, (waits / 1000) % 1000);
 	if (fthr_diag_objs_lost)
 		fthr_diag_out(" (%d objects not tracked: table full)", fthr_diag_objs_lost);
-	fthr_diag_out("\nfthr-profile: top %d by wait time (ms); cond and sem count waits\n",
+	fthr_diag_out("\n");
+	profile_wait_settings();
+	fthr_diag_out("fthr-profile: top %d by wait time (ms); cond and sem count waits\n",
 		      n < fthr_diag_env.profile_top ? n : fthr_diag_env.profile_top);
 	fthr_diag_out("%-6s %-18s %10s %10s %13s %13s %13s %13s  %s\n", "kind", "object",
 		      "acquired", "contended", "wait total", "wait max", "hold total", "hold max",

@@ -22,6 +22,7 @@
 #include "diag_impl.h"
 #include "lll.h"
 #include "objects.h"
+#include "wait.h"
 
 /* ---- the environment, read once by the first watched call ---- */
 
@@ -44,6 +45,7 @@ FTHR_NO_SANITIZE int fthr_diag_mode(void)
 		return mode;
 	if (!__atomic_exchange_n(&claimed, 1, __ATOMIC_ACQUIRE)) {
 		fthr_env_read(&fthr_diag_env);
+		fthr_wait_configure(&fthr_diag_env.wait);
 		mode = fthr_diag_env.modes;
 		__atomic_store_n(&fthr_diag_modes, mode, __ATOMIC_RELEASE);
 		__atomic_store_n(&fthr_diag_on, (signed char)mode, __ATOMIC_RELAXED);

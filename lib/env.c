@@ -76,6 +76,9 @@ FTHR_NO_SANITIZE void fthr_env_defaults(struct fthr_env *env)
 	env->path_rejected = false;
 	env->profile_path[0] = '\0';
 	env->secure = false;
+#define DEFAULT_(name, def, lo, hi) env->wait.name = def;
+	FTHR_WAIT_KNOBS(DEFAULT_)
+#undef DEFAULT_
 }
 
 /* FTHR_PROFILE: "" or "0" off; "1" standard error; else a file name, kept
@@ -103,6 +106,73 @@ FTHR_NO_SANITIZE static void profile_value(struct fthr_env *env, const char *v, 
 	}
 }
 
+/* One "name=N" of FTHR_WAIT, the name spanning [p, eq): set it in t if
+ * the name is a knob's and N (1 to 7 digits) lies in its range. */
+FTHR_NO_SANITIZE static bool wait_knob(struct fthr_wait_tune *t, const char *p,
+				       const char *eq, long n)
+{
+#define KNOB_(name, def, lo, hi)                                               \
+	if (eq - p == (long)sizeof(#name) - 1 && starts(p, #name)) {           \
+		if (n < lo || n > hi)                                          \
+			return false;                                          \
+		t->name = (int)n;                                              \
+		return true;                                                   \
+	}
+	FTHR_WAIT_KNOBS(KNOB_)
+#undef KNOB_
+	return false;
+}
+
+/* FTHR_WAIT: "name=N[,name=N]..." (man/fthr.7), at most FTHR_ENV_WAIT_MAX
+ * bytes, into t (which holds the defaults); "" is the defaults. false for
+ * anything else, and for a set whose ordered pairs are not (wait_tune.h). */
+FTHR_NO_SANITIZE static bool wait_parse(struct fthr_wait_tune *t, const char *v, bool whole)
+{
+	const char *p = v, *eq;
+	long n;
+	int i;
+
+	for (i = 0; whole && v[i]; i++)
+		if (i == FTHR_ENV_WAIT_MAX)
+			return false;
+	if (!whole)
+		return false;
+	while (*p) {
+		for (eq = p; *eq && *eq != '=' && *eq != ','; eq++)
+			;
+		if (*eq != '=')
+			return false;
+		for (n = 0, i = 0; eq[1 + i] >= '0' && eq[1 + i] <= '9'; i++) {
+			if (i == 7)
+				return false;
+			n = n * 10 + (eq[1 + i] - '0');
+		}
+		if (i == 0 || !wait_knob(t, p, eq, n))
+			return false;
+		p = eq + 1 + i;
+		if (*p == ',') {
+			if (!*++p)
+				return false; /* a trailing comma */
+		} else if (*p) {
+			return false;
+		}
+	}
+	return fthr_wait_tune_ok(t);
+}
+
+/* A value wait_parse refuses leaves every knob at its default. */
+FTHR_NO_SANITIZE static void wait_value(struct fthr_env *env, const char *v, bool whole)
+{
+	struct fthr_env t;
+
+	fthr_env_defaults(&t);
+	if (!wait_parse(&t.wait, v, whole))
+		fthr_env_defaults(&t);
+#define COPY_(name, def, lo, hi) env->wait.name = t.wait.name;
+	FTHR_WAIT_KNOBS(COPY_)
+#undef COPY_
+}
+
 FTHR_NO_SANITIZE void fthr_env_entry(struct fthr_env *env, const char *e, bool whole)
 {
 	const char *v;
@@ -117,6 +187,8 @@ FTHR_NO_SANITIZE void fthr_env_entry(struct fthr_env *env, const char *e, bool w
 		env->profile_top = n > 0 ? (int)n : FTHR_ENV_TOP_DEFAULT;
 	} else if (starts(e, "FTHR_PROFILE_SIGUSR2=")) {
 		env->profile_sigusr2 = whole && streq(e + 21, "1");
+	} else if (starts(e, "FTHR_WAIT=")) {
+		wait_value(env, e + 10, whole);
 	} else if (starts(e, "FTHR_CHECK=")) {
 		v = e + 11;
 		env->modes &= ~(FTHR_DIAG_CHECK | FTHR_DIAG_ABORT);

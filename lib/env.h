@@ -15,6 +15,7 @@
 #define FTHR_ENV_H
 
 #include "fthr_impl.h"
+#include "wait_tune.h"
 
 /* FTHR_PROFILE_TOP's bounds (a number of 1 to 7 digits): more rows than
  * the profiler's table holds objects prints them all. */
@@ -23,6 +24,8 @@
 /* The longest FTHR_PROFILE file name kept (bytes, without the NUL); a
  * longer one is never cut down to a name the user did not give. */
 #define FTHR_ENV_PATH_MAX 255
+/* The longest FTHR_WAIT value taken (bytes): room for every name once. */
+#define FTHR_ENV_WAIT_MAX 255
 
 struct fthr_env {
 	int modes;		/* FTHR_DIAG_* (diag.h) */
@@ -34,6 +37,7 @@ struct fthr_env {
 	bool path_rejected;
 	char profile_path[FTHR_ENV_PATH_MAX + 1];
 	bool secure;		/* secure-execution mode: nothing was read */
+	struct fthr_wait_tune wait; /* FTHR_WAIT (wait_tune.h) */
 };
 
 /* The settings of this process: defaults, then (outside secure-execution

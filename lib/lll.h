@@ -1,7 +1,7 @@
 /* lib/lll.h: the low-level lock, one futex word with glibc's protocol:
  *   0 unlocked, 1 locked, 2 locked and somebody may sleep on the word.
- *   lock    CAS 0->1; else, while the word reads 1, spin a while (self.h;
- *           a mutex looks first after FTHR_PATIENCE) retrying CAS 0->1; then
+ *   lock    CAS 0->1; else, while the word reads 1, spin a while (wait.h:
+ *           fthr_wait_word_spin) retrying CAS 0->1; then
  *           (if the word reads 2, at once or after the spin: sleep first)
  *           loop { SWAP(2) returned 0: ours; futex_wait(word, 2) }
  *   unlock  SWAP(0); old value 2 -> futex_wake(word, 1)
@@ -13,20 +13,12 @@
 
 #include "futex.h"
 #include "self.h"
+#include "wait.h"
 
 /* Sleep until the word is ours (taken in state 2). abstime NULL: forever.
  * Returns 0 or ETIMEDOUT; the deadline must already be validated. */
 FTHR_HIDDEN int fthr_lll_wait(volatile int *w, bool shared, clockid_t clk,
 			      const struct timespec *abstime);
-
-/* Spin a while (self.h) on a word that reads 1, retrying CAS 0->1; true
- * if that took it. The first look comes after 'patience' relax hints:
- * FTHR_PATIENCE for a mutex (self.h), 0 for a condition waiter re-taking
- * the mutex and for the bare internal locks (fthr_lll_lock), which are
- * held for a few instructions (an rwlock's sleeping bookkeeping: 4 and 8
- * threads, 50% writes, 2.1e7 and 2.2e7 ops/s with patience, 4.4e7 and
- * 3.9e7 without). */
-FTHR_HIDDEN bool fthr_lll_spin(volatile int *w, int patience);
 
 static inline bool fthr_lll_trylock(volatile int *w)
 {
@@ -35,7 +27,7 @@ static inline bool fthr_lll_trylock(volatile int *w)
 
 static inline void fthr_lll_lock(volatile int *w, bool shared)
 {
-	if (unlikely(!fthr_lll_trylock(w)) && !fthr_lll_spin(w, 0))
+	if (unlikely(!fthr_lll_trylock(w)) && !fthr_wait_word_spin(w, false))
 		fthr_lll_wait(w, shared, CLOCK_MONOTONIC, NULL);
 }
 

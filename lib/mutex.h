@@ -5,6 +5,7 @@
 #define FTHR_MUTEX_H
 
 #include "fthr_impl.h"
+#include "wait.h"
 #include <errno.h>
 #include <time.h>
 
@@ -70,14 +71,6 @@ FTHR_HIDDEN void fthr_pp_reapply(void);
  * errorcheck mutex is not the caller's, EINVAL for an unusable mutex.
  * *saved receives what fthr_mutex_cond_lock restores (recursion depth). */
 FTHR_HIDDEN int fthr_mutex_cond_unlock(pthread_mutex_t *m, unsigned *saved);
-
-/* How a condition waiter re-takes its mutex (thr_cond.c):
- * SPIN   as a plain lock, but it may spin at once;
- * QUEUE  take the word with SWAP(2) and sleep, no spin (a broadcast woke
- *        a herd);
- * YIELD  if the mutex is held and nobody sleeps on it, yield the cpu once
- *        before the spin (a wake-up took the waiter off the futex queue). */
-enum fthr_relock { FTHR_RELOCK_SPIN, FTHR_RELOCK_QUEUE, FTHR_RELOCK_YIELD };
 
 /* Re-take m after a condition wait, as 'how' says. 0, or EOWNERDEAD /
  * ENOTRECOVERABLE for a robust mutex. */

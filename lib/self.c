@@ -57,94 +57,6 @@ bool fthr_exit_arm(enum fthr_exit_step step, void (*fn)(void))
 	return true;
 }
 
-/* (self.h) Out of line: two clock reads around the yield. */
-void fthr_spin_yield_timed(void)
-{
-	struct timespec a, b;
-
-	clock_gettime(CLOCK_MONOTONIC, &a);
-	fthr_yield();
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	if ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) > FTHR_YIELD_LONG_NS)
-		fthr_self_rec.yield_off = FTHR_YIELD_OFF;
-}
-
-/* ---- the machine crowded (self.h) ---- */
-int fthr_machine_crowded;
-static unsigned crowd_next;	/* CLOCK_MONOTONIC us (mod 2^32) of the next look */
-static bool crowd_off;		/* the system does not say: no more looks */
-static int crowd_looker;	/* tid of the thread whose look is under way, or 0 */
-static int crowd_avg;		/* runnable threads, a moving average, x64 */
-
-/* Take the look for thread tid: 0 if taken, else the tid that holds it. */
-static int crowd_claim(int tid)
-{
-	int held = 0;
-
-	__atomic_compare_exchange_n(&crowd_looker, &held, tid, false,
-				    __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
-	return held;
-}
-
-int fthr_cpus_online;
-
-FTHR_COLD int fthr_ncpus_read(void)
-{
-	int e = errno, n = (int)sysconf(_SC_NPROCESSORS_ONLN);
-
-	errno = e;
-	__atomic_store_n(&fthr_cpus_online, n, __ATOMIC_RELAXED);
-	return n;
-}
-
-FTHR_COLD void fthr_crowd_look(void)
-{
-	struct timespec t;
-	unsigned now, next = __atomic_load_n(&crowd_next, __ATOMIC_RELAXED);
-	int r, cpus;
-
-	fthr_self_rec.crowd_tick = FTHR_CROWD_TICK;
-	if (__atomic_load_n(&crowd_off, __ATOMIC_RELAXED))
-		return;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	now = (unsigned)t.tv_sec * 1000000u + (unsigned)t.tv_nsec / 1000u;
-	/* not yet: the next look is at most one period ahead (a 32-bit
-	 * clock in us wraps in 71 minutes; a larger gap is a stale one) */
-	if ((int)(next - now) > 0 && next - now <= FTHR_CROWD_PERIOD_US)
-		return;
-	if (!__atomic_compare_exchange_n(&crowd_next, &next, now + FTHR_CROWD_PERIOD_US,
-					 false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		return; /* another thread looks */
-	if (crowd_claim(fthr_tid()) != 0)
-		return; /* (a fork under way holds it) */
-	cpus = fthr_ncpus();
-	r = cpus > 0 ? fthr_os_runnable() : -1;
-	if (r < 0)
-		__atomic_store_n(&crowd_off, true, __ATOMIC_RELAXED);
-	__atomic_store_n(&fthr_machine_crowded,
-			 r >= 0 && fthr_crowd_judge(&crowd_avg, r, cpus),
-			 __ATOMIC_RELAXED);
-	__atomic_store_n(&crowd_looker, 0, __ATOMIC_RELEASE);
-}
-
-/* fork() waits for a look's descriptor to be closed, so that no child
- * inherits it (unless the looker is the forking thread: a handler's fork). */
-static void crowd_prepare(void)
-{
-	int held, tid = fthr_tid();
-
-	while ((held = crowd_claim(tid)) != 0 && held != tid)
-		fthr_yield();
-}
-
-static void crowd_parent(void)
-{
-	int tid = fthr_tid();
-
-	__atomic_compare_exchange_n(&crowd_looker, &tid, 0, false,
-				    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
-}
-
 FTHR_COLD int fthr_self_fill(void)
 {
 	int tid = (int)arch_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0);
@@ -172,7 +84,6 @@ void fthr_invariant_failed(const char *what, const char *file, int line)
 /* Runs in the child of fork(), in the only thread there. */
 static void fthr_atfork_child(void)
 {
-	__atomic_store_n(&crowd_looker, 0, __ATOMIC_RELAXED);
 	fthr_self_rec.tid = 0;
 	fthr_self_rec.robust = NULL; /* found (or registered) again on use */
 	__atomic_store_n(&fthr_fork_gen,
@@ -182,6 +93,5 @@ static void fthr_atfork_child(void)
 
 __attribute__((constructor)) static void fthr_self_init(void)
 {
-
-	pthread_atfork(crowd_prepare, crowd_parent, fthr_atfork_child);
+	pthread_atfork(NULL, NULL, fthr_atfork_child);
 }

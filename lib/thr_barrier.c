@@ -44,6 +44,7 @@
 #include "drain.h"
 #include "host.h"
 #include "self.h"
+#include "wait.h"
 
 #if __SIZEOF_LONG__ == 8
 /* 64-bit arches: a 32-byte, 8-aligned object. */
@@ -236,7 +237,7 @@ FTHR_HIDDEN int fthr_barrier_wait(pthread_barrier_t *bar)
 		state_add(b, ROUND_ONE - count, __ATOMIC_RELEASE);
 		fthr_futex_wake(rw, INT_MAX, shared);
 		ret = PTHREAD_BARRIER_SERIAL_THREAD;
-	} else if (!FTHR_SPIN_EVENT(past(round_of(b), mine))) {
+	} else if (!FTHR_WAIT_EVENT(past(round_of(b), mine))) {
 		while (!past(r = round_of(b), mine))
 			fthr_futex_wait(rw, r, shared, CLOCK_MONOTONIC, NULL);
 	}

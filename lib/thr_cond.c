@@ -16,17 +16,15 @@
  *             flight); owed, the wake-ups signals sent meanwhile still owe
  *             to sleepers (below, One wake-up in flight)
  *
- *   wait       waiters += 1; s = seq; release the mutex; spin (self.h) a
- *              while for seq != s (unless batching, below); else
- *              sleepers += 1, futex_wait(seq, s) (again while it
- *              returns EINTR: a handler ran, nobody woke it),
- *              sleepers -= 1 unless a waker did it for us (below);
- *              waiters -= 1; re-take the mutex: as a plain lock (it may
- *              spin while the signaller lets go), or, if it slept and
- *              herd == seq, in the mutex's queue: SWAP(2), futex_wait;
- *              else, if it slept and seq has moved at least 3 times, with
- *              a yield first if the mutex is held with nobody asleep on it
- *              (below, Woken to a held mutex; A hand-shake).
+ *   wait       waiters += 1; s = seq; release the mutex; maybe spin a
+ *              while for seq != s (wait.c); else sleepers += 1,
+ *              futex_wait(seq, s) (again while it returns EINTR: a
+ *              handler ran, nobody woke it), sleepers -= 1 unless a waker
+ *              did it for us (below); waiters -= 1; re-take the mutex: as
+ *              a plain lock (it may spin while the signaller lets go), or,
+ *              if it slept and herd == seq, in the mutex's queue: SWAP(2),
+ *              futex_wait; else as the wait policy says (wait.c: a yield
+ *              first, or not).
  *   signal     if waiters == 0: return (nobody to wake, no atomic write).
  *              seq += 1; if sleepers: if flying: owed += 1 unless owed
  *              >= sleepers; else flying = 1, wake_one (a spinner sees seq
@@ -41,15 +39,9 @@
  *   broadcast  if waiters == 0: return. seq += 1; if sleepers: (if they
  *              are a herd, herd = seq;) n = futex_wake(seq, all),
  *              sleepers -= n.
- * A herd: more sleepers than FTHR_HERD times the cpus. They all want the
- * mutex at once, and a spin for it only takes the cpu from the one that
- * holds it, then a yield hands it to a third: so they queue at once, as
- * glibc's waiters do, and each unlock wakes the next (bench/fthr-bench
- * broadcast, 2 cpus, fthr/glibc, 15 rounds, the default layout built
- * twice and -falign-functions=64: 16 waiters 0.70-0.81 -> 0.87-0.96, 32
- * waiters 0.69-0.70 -> 0.86-0.90, 64 waiters 0.69-0.77 -> 0.77-0.80). A smaller crowd spins: Ruby's Thread.pass
- * broadcasts to 3 sleepers in 9% of its broadcasts, and queueing those
- * (a herd of more than 2, not 4) cost it 9-20% of its passes/s.
+ * A herd: a broadcast that woke more sleepers than the wait policy calls a
+ * herd (wait.c) stores seq in herd, and those sleepers queue on the mutex
+ * at once.
  * Who counts a sleeper out: a wait that returns 0 was taken off the queue
  * by a wake (futex.h: fthr_futex_counts_exact), whose caller subtracts
  * it; a wait that returns EAGAIN or ETIMEDOUT was not, and subtracts
@@ -69,11 +61,8 @@
  * producer that signals each item wakes each sleeping consumer in turn,
  * one a few microseconds after the other, instead of all of them within
  * a microsecond, each a futex_wake system call and a cpu the producer
- * needs, to find the items taken (bench/fthr-bench stream, 64 units an
- * item, 2 cpus, items/s, fthr/glibc, 7 rounds, layouts A and B: 4
- * consumers 0.69-0.75 -> 3.9-4.1, 8 consumers 0.16-0.17 -> 2.6-2.9, on
- * a fifth to a seventeenth of the CPU time; bounded queue 4+4 1.6 ->
- * 2.4-2.7). glibc 2.36 gets there another way: a signal that finds every
+ * needs, to find the items taken (docs/performance.md). glibc 2.36 gets
+ * there another way: a signal that finds every
  * waiter of its group signalled waits in __condvar_quiesce_and_switch_g1
  * until they have left. No wake-up is lost: flying is set only by a
  * signal or a back that then runs wake_one, which either woke a sleeper,
@@ -85,11 +74,10 @@
  * chain from waking more threads than sleep. A broadcast wakes all and
  * leaves the word: a flying sleeper's back clears it, or a later signal's
  * owed wake-up is paid by that back (verify/cond.pml models it).
- * No requeue onto the mutex (until 2026-12-04 a broadcast woke one and
- * moved the rest): a waiter cannot tell whether a requeue
+ * No requeue onto the mutex: a waiter cannot tell whether a requeue
  * moved it, and two real bugs came of guessing (verify/README.md, real
- * bug 6): sleepers crept up without bound (to 290 in a Ruby Thread.pass
- * run, each a futex system call in every later signal), and a moved
+ * bug 6): sleepers crept up without bound (each a futex system call in
+ * every later signal), and a moved
  * sleeper whose wait the kernel restarted slept on seq uncounted, so the
  * next signal skipped it: a lost wake-up. glibc (2.25 on) wakes all too.
  *
@@ -104,49 +92,11 @@
  * one-wake goes to a thread that was waiting when the signal came. A
  * signaller holding the mutex runs entirely before or after a waiter's
  * registration, so a later waiter cannot take its wake-up.
- * Batching (which spin pays, cond_spin; no word of the protocol, only
- * whether a waiter spins): a spin that catches each signal of a producer
- * that never waits for its consumer is a loss however quickly it
- * succeeds, so a sole waiter whose spin succeeded probes now and then
- * whether seq moves again on its own, and if it does, sleeps at once in
- * its next waits; a sleep that finds its signal already sent naps before
- * it re-takes the mutex (cond_batch_woken; not while another thread waits
- * on another condition of the mutex), on no queue and counted in no word:
- * the protocol sees a waiter descheduled for a while.
- * Woken to a held mutex (no word of the protocol either, only how a waiter
- * re-takes the mutex; thr_mutex.c, cond_relock_yield): a sleeper a wake-up
- * took off the queue that finds the mutex held, with nobody asleep on it,
- * yields the cpu once before it spins for it. A signal sent holding the
- * mutex (Ruby's GVL hand-off and its Mutex's wake-ups, most producers)
- * wakes the sleeper more often than not onto the signaller's own cpu (59%
- * of Ruby Mutex's wake-ups with 1000 threads, under glibc and fthr
- * alike), where it preempts the signaller: a spin there watches a holder
- * that cannot run, and the sleeper mostly goes back to sleep, on the mutex
- * or on the next lock the signaller holds. The yield lets the signaller
- * let go and run on to its next wait; a sleeper woken onto another cpu
- * loses a system call that returns at once, unless a third thread wants
- * that cpu (docs/bench-2026-12-05-twentyfifth.md: Ruby's Mutex, 1000
- * threads, 1.00-1.13 -> 0.84-0.89 of glibc's time; Thread.pass 1.7-2.0
- * -> 4.0-4.5 times glibc's passes/s; a bounded queue of 4+4 threads on 2
- * cpus, 2.9 -> 2.1 times glibc's items/s).
- * A hand-shake (the same: only how a woken sleeper re-takes the mutex): a
- * condition variable whose seq is still below FTHR_COND_YOUNG, woken at
- * most twice since its init, carries a hand-shake, not a loop of
- * hand-offs: HotSpot starts each thread with a monitor of its own, where
- * the new thread broadcasts "initialized" and waits, and its creator
- * signals "start" holding the mutex; then both run on. There the yield
- * keeps the woken creator queued on the new thread's cpu, whose spin for
- * its start then fails, while a plain lock's sleep on the mutex word has
- * the holder's unlock wake it onto a free cpu, where it signals the
- * spinning thread (bench/fthr-bench start_handshake, 2500 threads a run:
- * the start's wait won by spinning 271-439 times with the yield,
- * 1114-1278 without; docs/bench-2026-12-06-twentyeighth.md). So a young
- * condition's sleeper re-takes the mutex as a plain lock
- * (docs/bench-2026-12-06-twentyninth.md, fthr/glibc, both layouts:
- * start_handshake 0.91 -> 0.97 of glibc's threads/s; Java's Thread
- * create+start+join 0.93 -> 0.95 and 0.98; Ruby's Mutex and Thread.pass,
- * whose threads' condition variables are woken again and again, keep
- * the yield's gains).
+ * Whether a waiter spins before it sleeps, naps before it re-takes the
+ * mutex, or yields first (batching, the nap, the relock yield, a young
+ * condition's hand-shake): the wait policy's rules, lib/wait.c. None of
+ * them writes a word of the protocol: the protocol sees a waiter that
+ * spun, or that was descheduled for a while.
  * Timeouts: a waiter whose deadline passed returns 0, not ETIMEDOUT, if seq
  * moved meanwhile: the signal may have been meant for it.
  * Cancellation (a cancellation point, the host's machinery): the type is
@@ -164,7 +114,7 @@
  * process, on whatever layout the host's release uses (glibc changed it
  * between releases), and the host's wait releases and re-takes the mutex
  * with its own code on the bytes and protocol fthr's mutexes share with
- * it. What it costs is measured in the ChangeLog (2026-12-02, seventh).
+ * it. What it costs: docs/performance.md.
  */
 #include "config.h"
 #include "objects.h"
@@ -174,6 +124,7 @@
 #include "host.h"
 #include "mutex.h"
 #include "self.h"
+#include "wait.h"
 
 struct cond {
 	volatile int seq;
@@ -307,154 +258,6 @@ static void cond_cancelled(void *arg)
 	fthr_mutex_cond_lock(w->m, w->saved, FTHR_RELOCK_SPIN);
 }
 
-/* Does a spin pay? (head comment) A wait whose spin saw seq move, now and
- * then (1 in cond_probe_gap, doubling up to FTHR_COND_PROBE_MAX while the
- * probes find nothing) watches seq a little longer: if it moves again
- * before the waiter did anything, the signaller runs free (a producer),
- * and a waiter that wakes at each of its signals takes its items one at a
- * time, pulling the mutex to and fro; asleep, it is woken once for a batch.
- * Only the sole waiter judges so (with others waiting, a signal it takes
- * by spinning is one futex_wake the signaller saves). Then the waiter's next
- * FTHR_COND_SKIP waits sleep at once ('batching'), and the first whose
- * wake-up no second signal followed ends them. */
-#define FTHR_COND_PROBE 64	/* relax hints the probe watches seq */
-#define FTHR_COND_PROBE_MIN 16
-#define FTHR_COND_PROBE_MAX 1024
-#define FTHR_COND_SKIP 64
-#define FTHR_COND_NAP_NS 20000	/* a batching waiter's nap (cond_batch_woken) */
-#define FTHR_HERD 2	/* a herd: more sleepers than this many per cpu */
-#define FTHR_COND_YOUNG 3 /* a hand-shake: seq below this (head comment) */
-
-/* A gap between tries that failed again: min at first, then doubled, up
- * to max (the probes' and the naps' backoff). */
-static inline int gap_grow(int gap, int min, int max)
-{
-	return gap < min ? min : gap >= max ? max : 2 * gap;
-}
-
-static FTHR_COLD void cond_probe(struct cond *c, struct fthr_self *me)
-{
-	int s = a_load_relaxed(&c->seq), gap = me->cond_probe_gap;
-
-	for (int i = 0; i < FTHR_COND_PROBE; i++) {
-		arch_cpu_relax();
-		if (a_load_relaxed(&c->seq) != s) {
-			me->cond_skip = FTHR_COND_SKIP;
-			me->cond_probe_in = me->cond_probe_gap = FTHR_COND_PROBE_MIN;
-			return;
-		}
-	}
-	me->cond_probe_in = me->cond_probe_gap =
-		gap_grow(gap, FTHR_COND_PROBE_MIN, FTHR_COND_PROBE_MAX);
-}
-
-/* Threads in a condition wait on m other than c's waiters: they wait on
- * another condition of the same mutex (a bounded queue's producer, on
- * "not full"), likely for what c's waiter does next. A hint: __nusers is
- * the count of threads inside condition waits on m (thr_mutex.c; for a
- * process-shared mutex, its holders too), read without the mutex. */
-static inline bool cond_others_wait(struct cond *c, pthread_mutex_t *m)
-{
-	return a_load_relaxed((volatile int *)&m->__data.__nusers) >
-	       fthr_drain_count(&c->waiters);
-}
-
-/* A batching waiter that went to sleep on seq s is back with r (head
- * comment, Batching).
- * - Its futex_wait found one signal sent already (EAGAIN, seq moved by 1):
- *   the producer, which spins for the mutex, took it the moment the waiter
- *   let go, so the waiter never sleeps and the two run in lock step, a
- *   futex_wake and a futex_wait per item. Unless it has a deadline, it
- *   naps FTHR_COND_NAP_NS (plus the timer slack) before it takes the
- *   mutex, a descheduling it chose, while the producer runs free (a
- *   producer spending 100 ns an item, pinned: 2-7 items per wake-up
- *   without the nap, 160-600 with, glibc 60-150; tests/t_cond.c). It has
- *   its signal, and is on no queue; only the sole waiter naps (with others
- *   waiting, they would take the items it leaves). Nothing sent
- *   meanwhile: nothing to batch, spin again.
- * - But a producer that waits too, on another condition of the mutex (a
- *   bounded queue full), stops within the nap and sleeps until the waiter
- *   is back: both cpus idle for the rest of the nap (timer slack
- *   included, 20-70 us; bench/fthr-bench queue 1 1, items/s, fthr/glibc:
- *   0.60 with such naps, about 1100 in 400000 items, 1.14 with none). So
- *   no nap while another thread waits on another condition of the mutex
- *   (cond_others_wait), and a nap after which one does stalled it: the
- *   next cond_nap_gap chances to nap pass, the gap doubling from
- *   FTHR_COND_NAP_GAP_MIN to _MAX while naps stall, back to 0 once one
- *   does not.
- * - Woken by one signal that no other followed (or with seq unmoved):
- *   nothing to batch, spin again. */
-#define FTHR_COND_NAP_GAP_MIN 16
-#define FTHR_COND_NAP_GAP_MAX 4096
-
-static bool cond_nap_ok(struct cond *c, pthread_mutex_t *m, struct fthr_self *me)
-{
-	if (me->cond_nap_off > 0) {
-		me->cond_nap_off--;
-		return false;
-	}
-	return fthr_drain_count(&c->waiters) == 1 && !cond_others_wait(c, m);
-}
-
-static void cond_nap(struct cond *c, pthread_mutex_t *m, struct fthr_self *me)
-{
-	struct timespec dl = fthr_deadline_in(CLOCK_MONOTONIC, FTHR_COND_NAP_NS);
-	bool stalled;
-
-	fthr_sleep_until(CLOCK_MONOTONIC, &dl);
-	stalled = cond_others_wait(c, m);
-	me->cond_nap_off = me->cond_nap_gap =
-		stalled ? gap_grow(me->cond_nap_gap, FTHR_COND_NAP_GAP_MIN, FTHR_COND_NAP_GAP_MAX)
-			: 0;
-}
-
-static FTHR_COLD void cond_batch_woken(struct cond *c, pthread_mutex_t *m, int s, int r,
-				       bool timed)
-{
-	struct fthr_self *me = &fthr_self_rec;
-	unsigned moved = (unsigned)a_load_relaxed(&c->seq) - (unsigned)s;
-
-	if (moved == 1 && r == EAGAIN && !timed && cond_nap_ok(c, m, me)) {
-		cond_nap(c, m, me);
-		moved = (unsigned)a_load_relaxed(&c->seq) - (unsigned)s;
-	} else if (r != 0) {
-		return;
-	}
-	if (moved <= 1)
-		me->cond_skip = 0;
-}
-
-static inline bool cond_spin(struct cond *c, int seq, bool *batching)
-{
-	struct fthr_self *me = &fthr_self_rec;
-
-	*batching = me->cond_skip > 0;
-	if (*batching) {
-		me->cond_skip--;
-		return a_load_relaxed(&c->seq) != seq;
-	}
-	if (!FTHR_SPIN_EVENT(a_load_relaxed(&c->seq) != seq))
-		return false;
-	if (me->cond_probe_in > 0)
-		me->cond_probe_in--;
-	else if (fthr_drain_count(&c->waiters) == 1)
-		cond_probe(c, me);
-	return true;
-}
-
-/* How a sleeper a wake-up took off the queue re-takes the mutex: in its
- * queue if it is one of a herd, as a plain lock if the condition variable
- * is young (a hand-shake), else with a yield first if the mutex is held
- * (head comment). */
-static inline enum fthr_relock cond_relock_how(struct cond *c)
-{
-	int herd = a_load_relaxed(&c->herd), seq = a_load_relaxed(&c->seq);
-
-	if (herd == seq)
-		return FTHR_RELOCK_QUEUE;
-	return (unsigned)seq < FTHR_COND_YOUNG ? FTHR_RELOCK_SPIN : FTHR_RELOCK_YIELD;
-}
-
 static int cond_wait(pthread_cond_t *cv, pthread_mutex_t *m, clockid_t clk,
 		     const struct timespec *abstime)
 {
@@ -474,7 +277,7 @@ static int cond_wait(pthread_cond_t *cv, pthread_mutex_t *m, clockid_t clk,
 		fthr_drain_leave(&c->waiters, shared);
 		return r;
 	}
-	if (cond_spin(c, seq, &batching)) {
+	if (fthr_wait_cond_spin(&c->seq, seq, &c->waiters, &batching)) {
 		r = 0;
 	} else {
 		w.sleeping = true;
@@ -495,9 +298,9 @@ static int cond_wait(pthread_cond_t *cv, pthread_mutex_t *m, clockid_t clk,
 		if (r == 0 && fthr_futex_counts_exact)
 			wake_back(c, shared);
 		if (r == 0)
-			how = cond_relock_how(c);
+			how = fthr_wait_cond_relock(&c->seq, &c->herd);
 		if (batching)
-			cond_batch_woken(c, m, seq, r, abstime != NULL);
+			fthr_wait_cond_woken(&c->seq, seq, &c->waiters, m, r, abstime != NULL);
 	}
 	/* Every return of the wait passes here, whichever way it saw seq
 	 * move (or timed out): a request made before the wake-up was sent,
@@ -591,7 +394,7 @@ FTHR_HIDDEN int fthr_cond_broadcast(pthread_cond_t *cv)
 	/* (no sleeper: spinners see seq move) */
 	n = __atomic_load_n(&c->sleepers, __ATOMIC_SEQ_CST);
 	if (n > 0) {
-		if (n > FTHR_HERD * fthr_ncpus())
+		if (fthr_wait_herd(n))
 			a_store_relaxed(&c->herd, s);
 		count_out(c, fthr_futex_wake(&c->seq, INT_MAX, c->flags & CF_SHARED));
 	}

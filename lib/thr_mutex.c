@@ -59,9 +59,6 @@
 	(FTHR_MUTEX_KIND_MASK | SPECIAL_KIND_BITS | FTHR_MUTEX_PSHARED |       \
 	 FTHR_MUTEX_ELISION | FTHR_MUTEX_NO_ELISION | (int)FTHR_MUTEX_CEILING_MASK)
 
-/* glibc's default bound on adaptive spinning. */
-#define ADAPTIVE_MAX_SPINS 100
-
 static inline volatile int *lockword(pthread_mutex_t *m)
 {
 	return &m->__data.__lock;
@@ -156,34 +153,6 @@ static inline void mutex_release(pthread_mutex_t *m, int kind)
 	word_release(m, kind);
 }
 
-/* Adaptive mutexes: spin while the owner is likely to let go soon, with
- * exponential backoff between looks at the word (1, 2, 4 ... 16 relax hints)
- * so spinners do not keep pulling the owner's cache line away. Returns true
- * with the word taken (state 1); *spun is the relax hints spent, from which
- * the caller updates the __spins estimate once it holds the mutex. */
-static bool mutex_spin(pthread_mutex_t *m, int *spun)
-{
-	volatile int *w = lockword(m);
-	int max = m->__data.__spins * 2 + 10;
-	int n = 0, backoff = 1;
-
-	if (max > ADAPTIVE_MAX_SPINS)
-		max = ADAPTIVE_MAX_SPINS;
-	do {
-		if (n >= max) {
-			*spun = n;
-			return false;
-		}
-		for (int i = 0; i < backoff; i++)
-			arch_cpu_relax();
-		n += backoff;
-		if (backoff < 16)
-			backoff <<= 1;
-	} while (a_load_relaxed(w) != 0 || !a_cas_acquire(w, 0, 1));
-	*spun = n;
-	return true;
-}
-
 /* Take the word after a failed CAS 0->1: spin (adaptive), then sleep. */
 static int mutex_wait(pthread_mutex_t *m, int kind, clockid_t clk,
 		      const struct timespec *abstime, bool timed)
@@ -193,8 +162,8 @@ static int mutex_wait(pthread_mutex_t *m, int kind, clockid_t clk,
 	if (timed && (r = fthr_abstime_check(abstime)) != 0)
 		return r;
 	if ((kind & FTHR_MUTEX_KIND_MASK) == PTHREAD_MUTEX_ADAPTIVE_NP
-		    ? !mutex_spin(m, &spun)
-		    : !fthr_lll_spin(lockword(m), FTHR_PATIENCE)) {
+		    ? !fthr_wait_adaptive(lockword(m), m->__data.__spins, &spun)
+		    : !fthr_wait_word_spin(lockword(m), true)) {
 		r = fthr_lll_wait(lockword(m), kind & FTHR_MUTEX_PSHARED, clk,
 				  timed ? abstime : NULL);
 		if (r)
@@ -386,24 +355,6 @@ int fthr_mutex_cond_unlock(pthread_mutex_t *m, unsigned *saved)
 	return 0;
 }
 
-/* FTHR_RELOCK_YIELD (why: thr_cond.c, Woken to a held mutex): the mutex
- * held with nobody asleep on it (the word reads 1), most likely by the
- * signaller whose cpu the waiter has just taken. A plain yield, on a
- * crowded machine too, and untimed: the crowd's guards (self.h) cost
- * Ruby's Mutex its gain (1000 threads: 0.84-0.89 of glibc's time without
- * them, 0.98 with the machine's count, 1.14 with that and the timed
- * yield). A word of 2 has sleepers queued: the waiter queues behind them
- * at once (fthr_lll_spin); a yield there handed the cpu to a third thread
- * (bounded queue 4+4 on 2 cpus with a co-runner: 2.1 times glibc's items/s
- * before, 1.1 with it, 1.5 without). */
-static bool cond_relock_yield(volatile int *w)
-{
-	if (a_load_relaxed(w) != 1)
-		return false;
-	fthr_yield();
-	return a_load_relaxed(w) == 0 && fthr_lll_trylock(w);
-}
-
 int fthr_mutex_cond_lock(pthread_mutex_t *m, unsigned saved, enum fthr_relock how)
 {
 	volatile int *w = lockword(m);
@@ -426,8 +377,8 @@ int fthr_mutex_cond_lock(pthread_mutex_t *m, unsigned saved, enum fthr_relock ho
 	 * waiter queues at once (mutex.h). */
 	if (how == FTHR_RELOCK_QUEUE ? a_swap_acquire(w, 2) != 0
 	    : !fthr_lll_trylock(w) &&
-		      !(how == FTHR_RELOCK_YIELD && cond_relock_yield(w)) &&
-		      !fthr_lll_spin(w, 0))
+		      !(how == FTHR_RELOCK_YIELD && fthr_wait_relock_yield(w)) &&
+		      !fthr_wait_word_spin(w, false))
 		fthr_lll_wait(w, kind & FTHR_MUTEX_PSHARED, CLOCK_MONOTONIC, NULL);
 	mutex_took(m, fthr_tid(), kind);
 	m->__data.__count = saved;

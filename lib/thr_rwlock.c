@@ -22,13 +22,11 @@
  *            holds a read lock (its TLS record counts them): a recursive
  *            read never waits behind a writer that waits behind it.
  *   wrlock   CAS to WRITER while no WRITER and no readers.
- *   spin     a contended rdlock/wrlock retries a while (self.h) first,
- *            after FTHR_PATIENCE relax hints -- unless sleepers are
- *            queued (RD_WAIT/WR_WAIT): then it queues behind them at once,
- *            and a spin stops when one queues. More waiters than the lock
- *            serves (4-8 threads on 2 cpus) then sleep instead of burning
- *            the cpu the holder needs (50% writes, 4 threads: 2.0 cpus for
- *            3.3e7 ops/s before, 1.2 for 3.5e7).
+ *   spin     a contended rdlock/wrlock retries a while first, after the
+ *            patience (wait.h) -- unless sleepers are queued
+ *            (RD_WAIT/WR_WAIT): then it queues behind them at once, and a
+ *            spin stops when one queues. More waiters than the lock serves
+ *            then sleep instead of burning the cpu the holder needs.
  *   sleep    under lock: rwait/wwait += 1, set RD_WAIT/WR_WAIT (private: and
  *            queue the node); then loop { try (an unlock the try misses saw
  *            the bit); pshared: s = rseq/wseq, drop lock, futex_wait(rseq/
@@ -142,6 +140,7 @@
 #include "host.h"
 #include "lll.h"
 #include "self.h"
+#include "wait.h"
 #include "tsan.h"
 
 #if __SIZEOF_LONG__ == 8
@@ -523,7 +522,7 @@ static FTHR_NOINLINE int revoke(struct rwlock *l, bool wait, clockid_t clk,
 					r = EBUSY;
 				} else if (abstime && (r = fthr_abstime_check(abstime))) {
 					break;
-				} else if (FTHR_SPIN_UNTIL(__atomic_load_n(&rblocks[i].slot[j],
+				} else if (FTHR_WAIT_LOCK(__atomic_load_n(&rblocks[i].slot[j],
 							__ATOMIC_SEQ_CST) != l)) {
 					continue; /* a reader's hold is short: watch first */
 				} else if (__atomic_load_n(&rblocks[i].slot[j],
@@ -768,8 +767,8 @@ static FTHR_NOINLINE int rdlock_slow(struct rwlock *l, clockid_t clk,
 	if (a_load_relaxed(&l->writer) == fthr_tid())
 		return EDEADLK;
 	if (!rw_queued(l))
-		fthr_be_patient(FTHR_PATIENCE);
-	if (FTHR_SPIN_UNTIL_OR((r = try_read(l)) != EBUSY, rw_queued(l)))
+		fthr_wait_patience();
+	if (FTHR_WAIT_LOCK_OR((r = try_read(l)) != EBUSY, rw_queued(l)))
 		return r;
 	return rw_sleep_loop(l, false, clk, abstime, timed);
 }
@@ -904,8 +903,8 @@ static FTHR_NOINLINE int wrlock_slow(struct rwlock *l, clockid_t clk,
 		return EDEADLK;
 	do {
 		if (!rw_queued(l))
-			fthr_be_patient(FTHR_PATIENCE);
-		if (!FTHR_SPIN_UNTIL_OR(try_write(l) == 0, rw_queued(l)) &&
+			fthr_wait_patience();
+		if (!FTHR_WAIT_LOCK_OR(try_write(l) == 0, rw_queued(l)) &&
 		    (r = rw_sleep_loop(l, true, clk, abstime, timed)) != 0)
 			return r;
 	} while ((r = write_acquired(l, true, clk, dl)) == EAGAIN);

@@ -49,6 +49,7 @@
 #include "host.h"
 #include "sem.h"
 #include "self.h"
+#include "wait.h"
 
 
 static inline struct sem *S(sem_t *s)
@@ -266,7 +267,7 @@ static FTHR_NOINLINE int sem_wait_slow(struct sem *s, clockid_t clk,
 	int err;
 
 	fthr_testcancel();
-	if (!FTHR_SPIN_EVENT(sem_take(s))) {
+	if (!FTHR_WAIT_EVENT(sem_take(s))) {
 		if (timed && (err = fthr_abstime_check(abstime)) != 0)
 			return fail(err);
 		if ((err = sem_sleep(s, clk, abstime)) != 0)

@@ -91,6 +91,11 @@ for how in preload linked; do
 	expect "profile: acquisitions counted exactly ($acq = $n), some contended ($cont)" '[ -n "$n" ] && [ "$acq" = "$n" ] && [ "${cont:-0}" -gt 0 ]'
 	expect "profile: creation site symbolized" 'rowhas make_contention'
 	expect "profile: no checker output without FTHR_CHECK" '! has fthr-check'
+	expect "profile: no FTHR_WAIT line with the defaults" '! has FTHR_WAIT'
+	run contention FTHR_PROFILE=1 FTHR_WAIT=spin_max=512,patience=0,spin_min=8
+	expect "profile: the wait settings FTHR_WAIT changed, in table order" '[ $rc = 0 ] && has "^fthr-profile: FTHR_WAIT=spin_max=512,patience=0\$"'
+	run contention FTHR_PROFILE=1 FTHR_WAIT=spin_max=4,spin_min=8
+	expect "profile: an FTHR_WAIT out of order leaves the defaults" '[ $rc = 0 ] && has "fthr-profile: pid" && ! has FTHR_WAIT'
 	run contention "FTHR_PROFILE=$tmp/prof.%p"
 	f=$(ls "$tmp"/prof.* 2>/dev/null | head -1)
 	expect "profile to a file (%p = pid), stderr quiet" '[ -n "$f" ] && grep -q "fthr-profile: pid ${f##*.}" "$f" && ! has fthr-profile'

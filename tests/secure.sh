@@ -46,7 +46,7 @@ expect() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
 has() { grep -q -- "$1" "$tmp/${2:-e}"; }
 none_written() { [ -z "$(ls -A "$tmp/out")" ]; }
 
-ALL="FTHR_PROFILE=$tmp/out/prof.%p FTHR_PROFILE_TOP=5 FTHR_PROFILE_SIGUSR2=1 FTHR_CHECK=abort"
+ALL="FTHR_PROFILE=$tmp/out/prof.%p FTHR_PROFILE_TOP=5 FTHR_PROFILE_SIGUSR2=1 FTHR_CHECK=abort FTHR_WAIT=nap_us=999999"
 # nobody VAR=VALUE...: $tmp/run as nobody with those variables (only it:
 # not the commands that start it), bounded; sets rc, $tmp/o, $tmp/e
 nobody() {

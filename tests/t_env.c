@@ -5,6 +5,7 @@
  * (tests/secure.sh runs the same reader in setuid and preloaded programs.)
  */
 #include "config.h"
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,61 @@
 static bool all_digits(const char *v)
 {
 	return *v && strspn(v, "0123456789") == strlen(v);
+}
+
+/* FTHR_WAIT's knobs, from the table (wait_tune.h) */
+static const struct knob {
+	const char *name;
+	size_t off;
+	long def, lo, hi;
+} knobs[] = {
+#define KNOB_(n, d, l, h) { #n, offsetof(struct fthr_wait_tune, n), d, l, h },
+	FTHR_WAIT_KNOBS(KNOB_)
+#undef KNOB_
+};
+#define NKNOBS (sizeof(knobs) / sizeof(knobs[0]))
+
+static int *knob_at(struct fthr_wait_tune *t, size_t i)
+{
+	return (int *)((char *)t + knobs[i].off);
+}
+
+static void wait_defaults(struct fthr_wait_tune *t)
+{
+	for (size_t i = 0; i < NKNOBS; i++)
+		*knob_at(t, i) = (int)knobs[i].def;
+}
+
+/* "name=N[,name=N]...", at most 255 bytes, N of 1 to 7 digits within the
+ * knob's range, the ordered pairs kept; else every knob's default. */
+static void model_wait(struct fthr_env *m, const char *v)
+{
+	struct fthr_wait_tune t;
+	char *copy = strdup(v), *save = NULL, *tok;
+	bool ok = strlen(v) <= 255 && (!*v || v[strlen(v) - 1] != ',') && !strstr(v, ",,") &&
+		  v[0] != ',';
+
+	ck_assert_ptr_nonnull(copy);
+	wait_defaults(&t);
+	for (tok = strtok_r(copy, ",", &save); ok && tok; tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '=');
+		size_t i;
+
+		ok = eq && all_digits(eq + 1) && strlen(eq + 1) <= 7;
+		for (i = 0; ok && i < NKNOBS; i++)
+			if (strlen(knobs[i].name) == (size_t)(eq - tok) &&
+			    !strncmp(tok, knobs[i].name, (size_t)(eq - tok)))
+				break;
+		ok = ok && i < NKNOBS && atol(eq + 1) >= knobs[i].lo && atol(eq + 1) <= knobs[i].hi;
+		if (ok)
+			*knob_at(&t, i) = (int)atol(eq + 1);
+	}
+	ok = ok && t.spin_min <= t.spin_start && t.spin_start <= t.spin_max &&
+	     t.probe_gap_min <= t.probe_gap_max && t.nap_gap_min <= t.nap_gap_max;
+	if (!ok)
+		wait_defaults(&t);
+	m->wait = t;
+	free(copy);
 }
 
 static void model_entry(struct fthr_env *m, const char *e)
@@ -48,6 +104,8 @@ static void model_entry(struct fthr_env *m, const char *e)
 		m->profile_top = n >= 1 && n <= FTHR_ENV_TOP_MAX ? (int)n : FTHR_ENV_TOP_DEFAULT;
 	} else if (IS("FTHR_PROFILE_SIGUSR2")) {
 		m->profile_sigusr2 = !strcmp(v, "1");
+	} else if (IS("FTHR_WAIT")) {
+		model_wait(m, v);
 	} else if (IS("FTHR_CHECK")) {
 		m->modes &= ~(FTHR_DIAG_CHECK | FTHR_DIAG_ABORT);
 		if (!strcmp(v, "1"))
@@ -62,10 +120,17 @@ static void model_defaults(struct fthr_env *m)
 {
 	memset(m, 0, sizeof(*m));
 	m->profile_top = FTHR_ENV_TOP_DEFAULT;
+	wait_defaults(&m->wait);
 }
 
 static void same(const struct fthr_env *got, const struct fthr_env *want, const char *what)
 {
+	for (size_t i = 0; i < NKNOBS; i++)
+		ck_assert_msg(*knob_at((struct fthr_wait_tune *)&got->wait, i) ==
+				      *knob_at((struct fthr_wait_tune *)&want->wait, i),
+			      "%.200s: FTHR_WAIT %s got %d want %d", what, knobs[i].name,
+			      *knob_at((struct fthr_wait_tune *)&got->wait, i),
+			      *knob_at((struct fthr_wait_tune *)&want->wait, i));
 	ck_assert_msg(got->modes == want->modes && got->profile_top == want->profile_top &&
 			      got->profile_sigusr2 == want->profile_sigusr2 &&
 			      got->path_rejected == want->path_rejected &&
@@ -135,6 +200,62 @@ START_TEST(documented_forms)
 END_TEST
 
 /* Each leaves its variable at the default. */
+/* FTHR_WAIT: each documented form, and values refused whole. */
+START_TEST(wait_forms)
+{
+	struct fthr_env e = one("FTHR_WAIT=spin_max=4096,patience=0,herd=0,nap_us=999999");
+	static const char *const refused[] = {
+		"spin_max=0", "spin_min=1025", "patience=-1", "patience=+1", "patience= 1",
+		"patience=1 ", "patience=12345678", "patience=1,", ",patience=1",
+		"patience=1,,herd=1", "patience", "patience=", "=1", "Patience=1",
+		"patience=1;herd=1", "spin_start=2000", "probe_gap_min=2000",
+		"nap_gap_max=8", "nap_us=1000000", "patience=1,bogus=1", "yield_long_us=0",
+	};
+
+	ck_assert_int_eq(e.wait.spin_max, 4096);
+	ck_assert_int_eq(e.wait.patience, 0);
+	ck_assert_int_eq(e.wait.herd, 0);
+	ck_assert_int_eq(e.wait.nap_us, 999999);
+	ck_assert_int_eq(e.wait.spin_min, 8);
+	ck_assert_int_eq(e.wait.young, 3);
+	/* a later entry replaces the whole set */
+	fthr_env_entry(&e, "FTHR_WAIT=young=7", true);
+	ck_assert_int_eq(e.wait.young, 7);
+	ck_assert_int_eq(e.wait.spin_max, 1024);
+	e = one("FTHR_WAIT=patience=5,patience=6");
+	ck_assert_int_eq(e.wait.patience, 6);
+	e = one("FTHR_WAIT=");
+	ck_assert_int_eq(e.wait.patience, 64);
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		char entry[64];
+
+		snprintf(entry, sizeof(entry), "FTHR_WAIT=%s", refused[i]);
+		e = one("FTHR_WAIT=patience=5");
+		fthr_env_entry(&e, entry, true);
+		ck_assert_msg(e.wait.patience == 64 && e.wait.spin_max == 1024 &&
+				      e.wait.spin_min == 8 && e.wait.nap_us == 20,
+			      "%s: taken (patience %d)", entry, e.wait.patience);
+	}
+	/* 255 bytes taken, 256 refused; a cut entry refused */
+	{
+		char v[300] = "FTHR_WAIT=";
+
+		for (int k = 0; k < 31; k++)
+			strcat(v, "young=1,");
+		strcat(v, "young=9");
+		ck_assert_uint_eq(strlen(v) - 10, 255);
+		e = one(v);
+		ck_assert_int_eq(e.wait.young, 9);
+		strcpy(v + strlen(v) - 1, "09");
+		e = one(v);
+		ck_assert_int_eq(e.wait.young, 3);
+		fthr_env_defaults(&e);
+		fthr_env_entry(&e, "FTHR_WAIT=young=5", false);
+		ck_assert_int_eq(e.wait.young, 3);
+	}
+}
+END_TEST
+
 START_TEST(hostile_values)
 {
 	static const char *const tops[] = {
@@ -306,10 +427,13 @@ static unsigned rnd(unsigned n)
 static const char *const names[] = {
 	"FTHR_PROFILE", "FTHR_PROFILE_TOP", "FTHR_PROFILE_SIGUSR2", "FTHR_CHECK",
 	"FTHR_PROFILE_TO", "FTHR_CHECKS", "FTHR_", "FTHR", "LD_PRELOAD", "FTHR_PROFILE_SIGUSR",
+	"FTHR_WAIT", "FTHR_WAIT", "FTHR_WAITS",
 };
 static const char *const tokens[] = {
 	"", "0", "1", "abort", "-", "+", " ", "%p", "/", "..", "9", "1000000", "1000001",
 	"0000", "\t", "=", "\xff", "\x01", "e", "x",
+	"spin_max=", "spin_min=", "spin_start=", "patience=", "herd=", "nap_us=", ",", ",",
+	"spin_max=2000", "patience=0,", "spin_mi", "young=1", "probe_gap_max=", "1,",
 };
 
 /* One entry: a name (or a mangled one), '=' most of the time, a value
@@ -401,6 +525,7 @@ int main(void)
 	TCase *tc = harness_tcase(s, "env", 30);
 
 	tcase_add_test(tc, documented_forms);
+	tcase_add_test(tc, wait_forms);
 	tcase_add_test(tc, hostile_values);
 	tcase_add_test(tc, reader_streams_entries);
 	tcase_add_test(tc, generated_corpus);

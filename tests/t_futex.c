@@ -7,7 +7,7 @@
 #include <dirent.h>
 #include "harness.h"
 #include "futex.h"
-#include "self.h" /* fthr_crowd_judge */
+#include "wait.h" /* fthr_crowd_judge */
 
 static volatile int word;
 static int woke;

@@ -17,7 +17,7 @@
  *   else: (spin, then) while (!past(r = round, mine)) futex_wait(round, r)
  *   fthr_drain_leave(&inside)
  * past(x, y) is (int)(x - y) > 0; the model's rounds are small and never
- * wrap, so it is x > y here. The spin of FTHR_SPIN_UNTIL only reads round,
+ * wrap, so it is x > y here. The spin of FTHR_WAIT_EVENT only reads round,
  * which the loop's reads already cover.
  * The release add of (1 << 32) - count is round + 1, arrived - count only
  * if arrived >= count (else no carry reaches the round half): the model
@@ -142,7 +142,7 @@ inline barrier_wait()
 		futex_wake(ROUND, ALL);
 		serials++
 	:: else ->
-		/* FTHR_SPIN_UNTIL(round != r), then while (round == r) futex_wait */
+		/* FTHR_WAIT_EVENT(round != r), then while (round == r) futex_wait */
 		do
 		:: atomic { mem[ROUND] != r -> TOUCH }; break
 		:: atomic { mem[ROUND] == r -> TOUCH }; futex_wait(ROUND, r, fr, 0); fr = 0
@@ -204,7 +204,7 @@ inline barrier_wait()
 #endif
 	:: else ->
 		assert(k % COUNT != 0);
-		/* FTHR_SPIN_UNTIL(past(round, mine)), then
+		/* FTHR_WAIT_EVENT(past(round, mine)), then
 		 * while (!past(r = round_of(b), mine)) futex_wait(rw, r) */
 		do
 		:: atomic { mem[ROUND] > mine -> TOUCH }; break

@@ -396,7 +396,7 @@ inline cond_wait(timed, res)
 #endif
 	released(); lll_unlock(M);		/* fthr_mutex_cond_unlock -> mutex_release */
 	if
-	:: mem[SEQ] != s -> r = F_OK		/* FTHR_SPIN_UNTIL(seq != s) */
+	:: mem[SEQ] != s -> r = F_OK		/* FTHR_WAIT_EVENT(seq != s) */
 	:: else ->
 #if defined(REQUEUE) && !defined(INEXACT)
 		rq_snap_begun();		/* old: rq = load(&c->rq_begun) */

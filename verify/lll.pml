@@ -24,7 +24,7 @@ inline lll_trylock(w, ok)
 	}
 }
 
-/* lll.c fthr_lll_spin: after 'patience' relax hints, read the word while
+/* wait.c fthr_wait_word_spin: after 'patience' relax hints, read the word while
  * it reads 1 (a bounded number of times, then one sched_yield and one more
  * read); if the last read saw 0, CAS 0->1. The patience and reading more
  * often are only delays, which the interleavings already cover: one read at

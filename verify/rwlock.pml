@@ -373,7 +373,7 @@ inline rw_sleep_loop(writer, timed, r)
 	timed_out = 0
 }
 
-/* thr_rwlock.c rdlock: try_read, FTHR_SPIN_UNTIL(try_read), rw_sleep_loop */
+/* thr_rwlock.c rdlock: try_read, FTHR_WAIT_LOCK(try_read), rw_sleep_loop */
 inline rdlock(timed, r)
 {
 	try_read_as(0, r);

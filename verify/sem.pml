@@ -96,7 +96,7 @@ inline sem_cancelled()
  * F_EINTR or F_CANCELLED */
 inline sem_wait_slow(timed, res)
 {
-	sem_take(ok);				/* FTHR_SPIN_UNTIL(sem_take(s)) */
+	sem_take(ok);				/* FTHR_WAIT_EVENT(sem_take(s)) */
 	if
 	:: ok -> res = F_OK
 	:: else ->
