@@ -70,9 +70,16 @@ FTHR_HIDDEN int fthr_futex_unlock_pi(volatile int *addr, bool shared);
 
 /* Threads runnable on the whole machine at this moment (running or
  * waiting for a cpu, the caller among them), or -1 when the system does not
- * say (no /proc, a sandbox). Cold: a few microseconds (self.c samples it
+ * say (no /proc, a sandbox). Cold: a few microseconds (wait.c samples it
  * now and then). Never writes errno. */
 FTHR_HIDDEN int fthr_os_runnable(void);
+
+/* The cpus this process may use: those of its affinity mask, fewer if its
+ * cgroup (or an ancestor's) limits its CPU time to fewer (a container's
+ * quota; cgroup v1's cfs quota or v2's cpu.max, rounded up to whole cpus);
+ * -1 when the system does not say. Cold: reads /proc files into static
+ * buffers, so one caller at a time (wait.c). Never writes errno. */
+FTHR_HIDDEN int fthr_os_cpus_usable(void);
 
 /* Clocks an absolute futex deadline may be measured on. */
 FTHR_HIDDEN bool fthr_futex_clock_ok(clockid_t clk);

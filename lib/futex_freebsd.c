@@ -155,3 +155,10 @@ int fthr_os_runnable(void)
 {
 	return -1;
 }
+
+/* (futex.h) Not read on FreeBSD yet (cpuset_getaffinity and rctl would
+ * say): unknown, so the cpus online count. */
+int fthr_os_cpus_usable(void)
+{
+	return -1;
+}

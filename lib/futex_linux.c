@@ -127,3 +127,196 @@ int fthr_os_runnable(void)
 	}
 	return -1;
 }
+
+/* ---- the cpus this process may use (futex.h) ---- */
+
+/* Read a whole small file into buf (NUL-terminated); its length or -1. */
+static long read_small(const char *path, char *buf, long size)
+{
+	long fd = arch_syscall6(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC, 0, 0, 0);
+	long n, got = 0;
+
+	if (fd < 0)
+		return -1;
+	while (got < size - 1 &&
+	       (n = arch_syscall6(SYS_read, fd, (long)(buf + got), size - 1 - got, 0, 0, 0)) > 0)
+		got += n;
+	arch_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
+	buf[got] = '\0';
+	return got;
+}
+
+/* A decimal number at *p (moved past it); -1 if none. */
+static long num_at(const char **p)
+{
+	long v = -1;
+
+	for (; **p >= '0' && **p <= '9'; (*p)++)
+		v = (v < 0 ? 0 : v * 10) + (**p - '0');
+	return v;
+}
+
+static bool has_word(const char *list, int len, const char *w)
+{
+	int wl = 0;
+
+	while (w[wl])
+		wl++;
+	for (int i = 0; i + wl <= len; i++)
+		if ((i == 0 || list[i - 1] == ',') && (i + wl == len || list[i + wl] == ',') &&
+		    !__builtin_memcmp(list + i, w, (unsigned long)wl))
+			return true;
+	return false;
+}
+
+/* The limit of one cgroup directory, in thousandths of a cpu, or -1 for
+ * none: v2 cpu.max "QUOTA PERIOD" ("max": none), v1 cpu.cfs_quota_us
+ * (-1: none) over cpu.cfs_period_us. */
+static long dir_limit(char *path, int len, bool v2)
+{
+	char buf[64];
+	const char *p = buf;
+	long quota, period;
+
+	if (v2) {
+		__builtin_memcpy(path + len, "/cpu.max", 9);
+		if (read_small(path, buf, sizeof(buf)) <= 0 || (quota = num_at(&p)) < 0 ||
+		    *p++ != ' ' || (period = num_at(&p)) <= 0)
+			return -1;
+	} else {
+		__builtin_memcpy(path + len, "/cpu.cfs_quota_us", 18);
+		if (read_small(path, buf, sizeof(buf)) <= 0 || (quota = num_at(&p)) < 0)
+			return -1;
+		__builtin_memcpy(path + len, "/cpu.cfs_period_us", 19);
+		p = buf;
+		if (read_small(path, buf, sizeof(buf)) <= 0 || (period = num_at(&p)) <= 0)
+			return -1;
+	}
+	return quota > 0 ? (quota * 1000 + period - 1) / period : -1;
+}
+
+/* The least limit of the process's cgroup and its ancestors below the
+ * mount, in thousandths of a cpu, or -1. The cgroup comes from
+ * /proc/self/cgroup (v2 "0::/path", v1 "N:...cpu...:/path"), its mount
+ * from /proc/self/mountinfo (a "cgroup2" file system, or a "cgroup" one
+ * whose options name cpu); in a cgroup namespace both paths start at the
+ * namespace's root. */
+static long cgroup_limit(void)
+{
+	static char mi[65536], cg[4096]; /* (one caller at a time: futex.h) */
+	char path[512];
+	const char *line, *rel = NULL, *mnt = NULL, *root = NULL;
+	int rel_len = 0, mnt_len = 0, root_len = 0;
+	bool v2 = false;
+	long best = -1;
+
+	if (read_small("/proc/self/cgroup", cg, sizeof(cg)) <= 0 ||
+	    read_small("/proc/self/mountinfo", mi, sizeof(mi)) <= 0)
+		return -1;
+	/* the cgroup: v1's cpu controller first, else v2's */
+	for (line = cg; *line; ) {
+		const char *c1 = line, *c2, *end;
+
+		while (*c1 && *c1 != ':' && *c1 != '\n')
+			c1++;
+		if (*c1 != ':')
+			break;
+		for (c2 = c1 + 1; *c2 && *c2 != ':' && *c2 != '\n'; c2++)
+			;
+		if (*c2 != ':')
+			break;
+		for (end = c2 + 1; *end && *end != '\n'; end++)
+			;
+		if (has_word(c1 + 1, (int)(c2 - c1 - 1), "cpu")) {
+			rel = c2 + 1, rel_len = (int)(end - rel), v2 = false;
+			break;
+		}
+		if (c1 - line == 1 && line[0] == '0' && c2 == c1 + 1)
+			rel = c2 + 1, rel_len = (int)(end - rel), v2 = true;
+		line = *end ? end + 1 : end;
+	}
+	if (!rel)
+		return -1;
+	/* its mount: fields 4 (root) and 5 (mount point), then after " - "
+	 * the type and, past the source, the super options */
+	for (line = mi; *line; ) {
+		const char *f[6], *end, *dash, *type, *opts;
+		int i = 0;
+
+		for (end = line; *end && *end != '\n'; end++)
+			;
+		f[0] = line;
+		for (const char *q = line; q < end && i < 5; q++)
+			if (*q == ' ')
+				f[++i] = q + 1;
+		dash = NULL;
+		for (const char *q = line; q + 3 <= end; q++)
+			if (q[0] == ' ' && q[1] == '-' && q[2] == ' ') {
+				dash = q + 3;
+				break;
+			}
+		if (i == 5 && dash) {
+			int tl;
+
+			type = dash;
+			for (tl = 0; type + tl < end && type[tl] != ' '; tl++)
+				;
+			opts = type + tl;
+			/* past " source " */
+			while (opts < end && *++opts != ' ')
+				;
+			if (opts < end)
+				opts++;
+			if (v2 ? (tl == 7 && !__builtin_memcmp(type, "cgroup2", 7))
+			       : (tl == 6 && !__builtin_memcmp(type, "cgroup", 6) &&
+				  has_word(opts, (int)(end - opts), "cpu"))) {
+				root = f[3], root_len = (int)(f[4] - f[3] - 1);
+				mnt = f[4], mnt_len = (int)(f[5] - f[4] - 1);
+				break;
+			}
+		}
+		line = *end ? end + 1 : end;
+	}
+	if (!mnt)
+		return -1;
+	/* the cgroup's path below the mount's root ("/" roots take it whole) */
+	if (root_len > 1) {
+		if (rel_len < root_len || __builtin_memcmp(rel, root, (unsigned long)root_len) ||
+		    (rel_len > root_len && rel[root_len] != '/'))
+			return -1; /* not below this mount: unknown */
+		rel += root_len, rel_len -= root_len;
+	}
+	if (rel_len == 1 && rel[0] == '/')
+		rel_len = 0;
+	if (mnt_len + rel_len + 20 > (int)sizeof(path))
+		return -1;
+	__builtin_memcpy(path, mnt, (unsigned long)mnt_len);
+	__builtin_memcpy(path + mnt_len, rel, (unsigned long)rel_len);
+	/* this cgroup and each ancestor up to the mount's own directory */
+	for (int len = mnt_len + rel_len;;) {
+		long l = dir_limit(path, len, v2);
+
+		if (l > 0 && (best < 0 || l < best))
+			best = l;
+		if (len == mnt_len)
+			return best;
+		while (len > mnt_len && path[len - 1] != '/')
+			len--;
+		len = len > mnt_len ? len - 1 : mnt_len;
+	}
+}
+
+/* (futex.h) */
+int fthr_os_cpus_usable(void)
+{
+	unsigned long mask[16];
+	long n = arch_syscall6(SYS_sched_getaffinity, 0, sizeof(mask), (long)mask, 0, 0, 0);
+	long lim = cgroup_limit();
+	int cpus = 0;
+
+	for (long i = 0; n > 0 && i < n / (long)sizeof(mask[0]); i++)
+		cpus += __builtin_popcountl(mask[i]);
+	if (lim > 0 && (cpus <= 0 || (lim + 999) / 1000 < cpus))
+		cpus = (int)((lim + 999) / 1000);
+	return cpus > 0 ? cpus : -1;
+}

@@ -163,15 +163,30 @@ static int crowd_claim(int tid)
 	return held;
 }
 
-int fthr_cpus_online;
+int fthr_cpus, fthr_cpus_online;
+static int cpus_claimed; /* a thread reads the limits (one at a time) */
 
-FTHR_COLD int fthr_ncpus_read(void)
+/* Both counts, once. A thread that finds another reading them sets the
+ * online count as both, where nothing is set yet, until the reader's
+ * stores replace it (the usable count is never above it). */
+FTHR_COLD void fthr_ncpus_read(void)
 {
-	int e = errno, n = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	int e = errno, n = (int)sysconf(_SC_NPROCESSORS_ONLN), u, zero = 0;
 
 	errno = e;
+	if (__atomic_exchange_n(&cpus_claimed, 1, __ATOMIC_ACQUIRE)) {
+		__atomic_compare_exchange_n(&fthr_cpus_online, &zero, n, false,
+					    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+		zero = 0;
+		__atomic_compare_exchange_n(&fthr_cpus, &zero, n, false,
+					    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+		return;
+	}
+	u = fthr_os_cpus_usable();
+	if (u <= 0 || (n > 0 && u > n))
+		u = n;
 	__atomic_store_n(&fthr_cpus_online, n, __ATOMIC_RELAXED);
-	return n;
+	__atomic_store_n(&fthr_cpus, u, __ATOMIC_RELAXED);
 }
 
 FTHR_COLD void fthr_crowd_look(void)
@@ -195,7 +210,7 @@ FTHR_COLD void fthr_crowd_look(void)
 		return; /* another thread looks */
 	if (crowd_claim(fthr_tid()) != 0)
 		return; /* (a fork under way holds it) */
-	cpus = fthr_ncpus();
+	cpus = fthr_ncpus_online();
 	r = cpus > 0 ? fthr_os_runnable() : -1;
 	if (r < 0)
 		__atomic_store_n(&crowd_off, true, __ATOMIC_RELAXED);
@@ -226,6 +241,9 @@ static void crowd_parent(void)
 static void crowd_child(void)
 {
 	__atomic_store_n(&crowd_looker, 0, __ATOMIC_RELAXED);
+	/* a read of the cpus the fork cut short is made again */
+	if (!__atomic_load_n(&fthr_cpus, __ATOMIC_RELAXED))
+		__atomic_store_n(&cpus_claimed, 0, __ATOMIC_RELAXED);
 }
 
 __attribute__((constructor)) static void wait_init(void)

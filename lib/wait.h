@@ -84,15 +84,37 @@ extern __thread struct fthr_waiter fthr_waiter_rec
 
 /* ---- the machine ---- */
 
-/* cpus online (sysconf, read once; errno kept), or -1 if unknown */
+/* The cpus the process may use: those online, fewer if its affinity
+ * mask or its cgroup's CPU limit allows fewer (fthr_os_cpus_usable); read
+ * once, by the first wait that asks (errno kept); -1 if unknown. A rule
+ * that compares threads with cpus compares them with these: a process
+ * pinned to one cpu, or a container given one cpu's time, has one cpu's
+ * worth of threads running at a time, however many the machine has. */
+extern int fthr_cpus FTHR_HIDDEN;
+/* The cpus online, the machine's (what its runnable count is judged by) */
 extern int fthr_cpus_online FTHR_HIDDEN;
-FTHR_HIDDEN int fthr_ncpus_read(void);
+FTHR_HIDDEN void fthr_ncpus_read(void);
 
 static inline int fthr_ncpus(void)
 {
+	int n = a_load_relaxed(&fthr_cpus);
+
+	if (unlikely(n == 0)) {
+		fthr_ncpus_read();
+		n = a_load_relaxed(&fthr_cpus);
+	}
+	return n;
+}
+
+static inline int fthr_ncpus_online(void)
+{
 	int n = a_load_relaxed(&fthr_cpus_online);
 
-	return n ? n : fthr_ncpus_read();
+	if (unlikely(n == 0)) {
+		fthr_ncpus_read();
+		n = a_load_relaxed(&fthr_cpus_online);
+	}
+	return n;
 }
 
 extern int fthr_machine_crowded FTHR_HIDDEN;

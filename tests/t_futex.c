@@ -5,6 +5,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <dirent.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
 #include "harness.h"
 #include "futex.h"
 #include "wait.h" /* fthr_crowd_judge */
@@ -177,7 +181,107 @@ START_TEST(runnable_counts)
 }
 END_TEST
 
-/* The look's verdict (self.h): a machine with a cpu per thread stays
+/* The cpus the process may use (fthr_os_cpus_usable): its affinity mask,
+ * and a cgroup v1 CPU quota of its own cgroup or an ancestor's, rounded up
+ * to whole cpus; no descriptor left open, errno untouched. The cgroup
+ * cases need root and a writable v1 cpu controller (skipped otherwise). */
+static int affinity_count(void)
+{
+	cpu_set_t set;
+
+	ck_assert_int_eq(sched_getaffinity(0, sizeof(set), &set), 0);
+	return CPU_COUNT(&set);
+}
+
+static void put(const char *dir, const char *file, const char *what)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	f = fopen(path, "w");
+	ck_assert_msg(f != NULL, "open %s", path);
+	fputs(what, f);
+	ck_assert_msg(fclose(f) == 0, "write %s to %s", what, path);
+}
+
+/* In a child moved into cgroup dir (NULL: stay): fthr_os_cpus_usable(). */
+static int usable_in(const char *dir)
+{
+	int fd[2], got = -2, status;
+	pid_t pid;
+
+	ck_assert_int_eq(pipe(fd), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int u;
+
+		if (dir)
+			put(dir, "cgroup.procs", "0");
+		u = fthr_os_cpus_usable();
+		_exit(write(fd[1], &u, sizeof(u)) == sizeof(u) ? 0 : 1);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ck_assert_int_eq(read(fd[0], &got, sizeof(got)), sizeof(got));
+	close(fd[0]);
+	close(fd[1]);
+	return got;
+}
+
+START_TEST(cpus_usable)
+{
+	int aff = affinity_count(), fds = open_fds(), u;
+	const char *v1 = "/sys/fs/cgroup/cpu";
+	char dir[128], sub[160], self[64];
+	cpu_set_t one, all;
+
+	errno = 0;
+	u = fthr_os_cpus_usable();
+	ck_assert_int_ge(u, 1);
+	ck_assert_int_le(u, aff);
+	ck_assert_int_eq(errno, 0);
+	ck_assert_int_eq(open_fds(), fds);
+	/* pinned to one cpu */
+	ck_assert_int_eq(sched_getaffinity(0, sizeof(all), &all), 0);
+	CPU_ZERO(&one);
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &all)) {
+			CPU_SET(c, &one);
+			break;
+		}
+	ck_assert_int_eq(sched_setaffinity(0, sizeof(one), &one), 0);
+	u = fthr_os_cpus_usable();
+	ck_assert_int_eq(sched_setaffinity(0, sizeof(all), &all), 0);
+	ck_assert_int_eq(u, 1);
+	/* cgroup v1 quotas: the process's own, then an ancestor's */
+	snprintf(self, sizeof(self), "%s/cpu.cfs_quota_us", v1);
+	if (geteuid() != 0 || access(self, W_OK) != 0)
+		return;
+	snprintf(dir, sizeof(dir), "%s/fthr-t_futex-%d", v1, (int)getpid());
+	snprintf(sub, sizeof(sub), "%s/inner", dir);
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	ck_assert_int_eq(mkdir(sub, 0755), 0);
+	put(dir, "cpu.cfs_period_us", "100000");
+	put(dir, "cpu.cfs_quota_us", "50000"); /* half a cpu: 1 */
+	ck_assert_int_eq(usable_in(dir), 1);
+	ck_assert_int_eq(usable_in(sub), 1); /* the parent's limit holds */
+	put(dir, "cpu.cfs_quota_us", "150000"); /* one and a half: 2 */
+	ck_assert_int_eq(usable_in(dir), aff < 2 ? aff : 2);
+	put(sub, "cpu.cfs_period_us", "100000");
+	put(sub, "cpu.cfs_quota_us", "100000"); /* the child's, lower */
+	ck_assert_int_eq(usable_in(sub), 1);
+	put(dir, "cpu.cfs_quota_us", "-1");
+	put(sub, "cpu.cfs_quota_us", "-1");
+	ck_assert_int_eq(usable_in(sub), aff); /* no limit */
+	ck_assert_int_eq(usable_in(NULL), aff);
+	ck_assert_int_eq(rmdir(sub), 0);
+	ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
+/* The look's verdict (wait.h): a machine with a cpu per thread stays
  * uncrowded through a look that catches a thread woken for an instant;
  * one with more runnable threads than cpus is found crowded within a few
  * looks, and uncrowded again within a few once it is not. */
@@ -211,6 +315,7 @@ int main(void)
 	TCase *tc = harness_tcase(s, "futex", 20);
 
 	tcase_add_test(tc, wait_compares);
+	tcase_add_test(tc, cpus_usable);
 	tcase_add_loop_test(tc, deadlines, 0, 2);
 	tcase_add_test(tc, clocks_and_abstime_check);
 	tcase_add_test(tc, wake_counts);
