@@ -18,13 +18,17 @@ cat >"$tmp/cases/fake.sh" <<EOT
 #!/bin/sh
 case \$1 in
 setup) ;;
-list) printf 'good\tmutex lock+unlock\tlo\t1\nbad\ta failed check\tlo\t1\nmute\tno figure\tlo\t1\nalways\tfthr always\tlo\t1\n' ;;
+list) printf 'good\tmutex lock+unlock\tlo\t1\nbad\ta failed check\tlo\t1\nmute\tno figure\tlo\t1\nalways\tfthr always\tlo\t1\ncpus\tcpus usable\thi\t1\nquota\tcgroup quota\thi\t1\n' ;;
 run)
 	case \$2 in
 	good) LD_PRELOAD="\$FTHR_PRELOAD" "$bin" uncontended mutex_normal mt 200000 | awk '{ print \$1, \$2, \$3 }' ;;
 	bad) LD_PRELOAD="\$FTHR_PRELOAD" "$bin" uncontended mutex_normal mt 1000 >/dev/null; echo "RESULT 1 s"; echo "count 3, not 4" >&2; exit 1 ;;
 	mute) LD_PRELOAD="\$FTHR_PRELOAD" "$bin" uncontended mutex_normal mt 1000 >/dev/null ;;
 	always) LD_PRELOAD="$lib \$FTHR_PLAIN_PRELOAD" "$bin" uncontended mutex_normal mt 1000 | awk '{ print \$1, \$2, \$3 }' ;;
+	cpus) LD_PRELOAD="\$FTHR_PRELOAD" "$bin" uncontended mutex_normal mt 1000 >/dev/null; echo "RESULT \$(nproc) cpus" ;;
+	quota) LD_PRELOAD="\$FTHR_PRELOAD" "$bin" uncontended mutex_normal mt 1000 >/dev/null
+		d=\$(awk -F: '\$2 ~ /(^|,)cpu(,|\$)/ { print \$3 }' /proc/self/cgroup)
+		echo "RESULT \$(cat /sys/fs/cgroup/cpu\$d/cpu.cfs_quota_us) us" ;;
 	esac ;;
 esac
 EOT
@@ -44,6 +48,13 @@ run() { # FTHR_LIB cases...
 		BENCH_REAL_BUILD=$tmp/build bash "$top/bench/real/run.sh" "$tmp/res"
 }
 run_aa() { BENCH_REAL_AA=1 run "$@"; }
+run_limit() { # LIMIT FTHR_LIB cases
+	local rc
+	export BENCH_REAL_LIMIT=$1; shift
+	run "$@"; rc=$?
+	unset BENCH_REAL_LIMIT
+	return $rc
+}
 check "a good case: a row with its ratio and CPU seconds" 0 \
 	'^\| fake: mutex lock\+unlock \| [0-9.e+]+ ns/op \| [0-9.e+]+ ns/op \| \*\*[0-9.]+\*\* \| [0-9.]+–[0-9.]+ \| [0-9.]+ / [0-9.]+ \| [0-9.]+ \| [0-9.]+ \|$' \
 	run "$lib" "fake:good"
@@ -60,4 +71,22 @@ check "a preload that is not fthr fails the witness" 1 'no process ran on fthr' 
 check "a case that fails its own check fails the run" 1 'FAIL fake bad .*exit status 1' run "$lib" "fake:bad"
 check "a case without a figure fails the run" 1 'FAIL fake mute .*no RESULT line' run "$lib" "fake:mute"
 check "a glibc run on fthr fails the witness" 1 'a glibc run ran on fthr' run "$lib" "fake:always"
+# BENCH_REAL_LIMIT: every run of both sides under the limit, and nothing
+# of it left behind
+check "pin1: every run sees one cpu" 0 '^\| fake: cpus usable \| 1 cpus \| 1 cpus \|' \
+	run_limit pin1 "$lib" fake:cpus
+grep -q "pinned to one cpu" "$tmp/out" || { echo "FAIL: pin1 not named in the report"; fail=1; }
+if [ "$(id -u)" = 0 ] && [ -w /sys/fs/cgroup/cpu/cgroup.procs ]; then
+	check "quota05: every run in a cgroup of half a cpu" 0 '^\| fake: cgroup quota \| 5e\+04 us \| 5e\+04 us \|' \
+		run_limit quota05 "$lib" fake:quota
+	ls -d /sys/fs/cgroup/cpu/fthr-bench-* 2>/dev/null && { echo "FAIL: a cgroup left behind"; fail=1; }
+else
+	echo "skip: quota05 (not root, or no writable cgroup v1 cpu controller)"
+fi
+hogs_before=$(pgrep -fc 'while :; do :; done' || true)
+check "corunner: runs, named in the report" 0 'busy loop per cpu' \
+	run_limit corunner "$lib" fake:good
+[ "$(pgrep -fc 'while :; do :; done' || true)" = "$hogs_before" ] || { echo "FAIL: the busy loops outlived the run"; fail=1; }
+check "an unknown limit is refused" 2 'pin1, quota1, quota05 or corunner' \
+	run_limit pin2 "$lib" fake:good
 exit $fail

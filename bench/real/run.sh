@@ -18,7 +18,13 @@
 #        case's null distribution: a fthr ratio inside it is noise),
 #        BENCH_REAL_FAMILIES (default: every family), BENCH_REAL_CASES
 #        ("family:id ..." to run just those), BENCH_REAL_CASEDIR (the
-#        families' directory; default bench/real/cases)
+#        families' directory; default bench/real/cases),
+#        BENCH_REAL_LIMIT (the cpus every run may use, glibc's and fthr's
+#        alike: none, the default; pin1, its affinity set to one cpu;
+#        quota1 and quota05, a cgroup CPU quota of one cpu and of half a
+#        cpu, as a container's (cgroup v1's cpu controller, or v2's
+#        cpu.max; root); corunner, a busy loop per cpu in another
+#        process for the whole run; exit 77 when the limit cannot be set)
 # Output: a Markdown table on stdout, OUTDIR/real.csv, OUTDIR/real.png
 #        (gnuplot), progress on stderr;
 #        exit 1 if a case failed its check or its witness.
@@ -38,6 +44,47 @@ mkdir -p "$build"
 export BENCH_REAL_QUICK=$quick
 failed=0
 
+# ---- the cpus the runs may use (BENCH_REAL_LIMIT) ----
+limit=${BENCH_REAL_LIMIT:-none}
+cg= hogs=
+limit_end() {
+	[ -z "$hogs" ] || kill $hogs 2>/dev/null
+	if [ -n "$cg" ]; then
+		for _ in 1 2 3 4 5 6 7 8 9 10; do rmdir "$cg" 2>/dev/null && break; sleep 0.2; done
+	fi
+}
+trap limit_end EXIT
+case $limit in
+none) ;;
+pin1)
+	command -v taskset >/dev/null || { echo "pin1 needs taskset (util-linux)" >&2; exit 77; }
+	pin_cpu=$(awk '/^Cpus_allowed_list/ { split($2, a, "[,-]"); print a[1] }' /proc/self/status) ;;
+quota1 | quota05)
+	quota=100000; [ "$limit" = quota05 ] && quota=50000
+	if [ -w /sys/fs/cgroup/cpu/cgroup.procs ]; then
+		cg=/sys/fs/cgroup/cpu/fthr-bench-$$
+		mkdir "$cg" && echo 100000 >"$cg/cpu.cfs_period_us" && echo $quota >"$cg/cpu.cfs_quota_us"
+	elif grep -qw cpu /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null; then
+		cg=/sys/fs/cgroup/fthr-bench-$$
+		mkdir "$cg" && echo "$quota 100000" >"$cg/cpu.max"
+	else
+		false
+	fi || { echo "$limit needs a writable cgroup cpu controller (root)" >&2; exit 77; } ;;
+corunner)
+	for _ in $(seq "$(nproc)"); do
+		bash -c 'while :; do :; done' &
+		hogs="$hogs $!"
+	done ;;
+*) echo "BENCH_REAL_LIMIT: none, pin1, quota1, quota05 or corunner" >&2; exit 2 ;;
+esac
+# in the subshell of one run, before the case starts
+limit_enter() {
+	case $limit in
+	pin1) taskset -pc "$pin_cpu" $BASHPID >/dev/null ;;
+	quota1 | quota05) echo $BASHPID >"$cg/cgroup.procs" ;;
+	esac
+}
+
 cc -O2 -shared -fPIC -o "$build/mapped.so" "$here/mapped.c" -ldl ||
 	{ echo "cannot build the witness" >&2; exit 1; }
 witness=$build/mapped.so
@@ -53,6 +100,7 @@ one() {
 	if [ "$how" = fthr ]; then pre="$lib $witness"; else pre=$witness; fi
 	line=$(
 		export FTHR_PRELOAD=$pre FTHR_PLAIN_PRELOAD=$witness FTHR_REAL_MAPS=$maps BUILD=$build/$fam
+		limit_enter
 		"$cases/$fam.sh" run "$id" 2>"$maps.err" | grep '^RESULT' | tail -1
 		echo "RC ${PIPESTATUS[0]}"
 		times # in this subshell, which waited for the run
@@ -81,6 +129,8 @@ one() {
 }
 
 echo "# fthr vs glibc: real programs, $(date -u +%Y-%m-%d), $(uname -m), $(nproc) cpus, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), glibc $(ldd --version | head -1 | awk '{ print $NF }')"
+echo
+[ "$limit" = none ] || echo "CPUs limited: $(case $limit in pin1) echo "every run pinned to one cpu" ;; quota1) echo "every run in a cgroup with a CPU quota of one cpu" ;; quota05) echo "every run in a cgroup with a CPU quota of half a cpu" ;; corunner) echo "a busy loop per cpu in another process" ;; esac) (BENCH_REAL_LIMIT=$limit)."
 echo
 echo "Medians of $pairs alternating glibc/fthr pairs$([ "$quick" = 1 ] && echo ', quick subset'). 'fthr vs glibc' is the median of the per-pair ratios, > 1 means fthr is better; spread is their min–max; CPU s is user+sys of the whole process tree; 'per CPU s' is the median per-pair ratio of work done per CPU second (every case does a fixed amount of work: glibc's CPU seconds over fthr's); 'glibc max/min' is the case's own noise, its glibc runs' largest figure over their smallest."
 echo
