@@ -1,7 +1,5 @@
 /* lib/self.c: the per-thread record (see self.h) and fork bookkeeping. */
 #include "config.h"
-#include <errno.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/syscall.h>
 #include "futex.h"

@@ -95,26 +95,26 @@ extern int fthr_cpus FTHR_HIDDEN;
 extern int fthr_cpus_online FTHR_HIDDEN;
 FTHR_HIDDEN void fthr_ncpus_read(void);
 
-static inline int fthr_ncpus(void)
+/* One of the two counts, read on first use. */
+static inline int fthr_cpus_count(const int *which)
 {
-	int n = a_load_relaxed(&fthr_cpus);
+	int n = a_load_relaxed(which);
 
 	if (unlikely(n == 0)) {
 		fthr_ncpus_read();
-		n = a_load_relaxed(&fthr_cpus);
+		n = a_load_relaxed(which);
 	}
 	return n;
 }
 
+static inline int fthr_ncpus(void)
+{
+	return fthr_cpus_count(&fthr_cpus);
+}
+
 static inline int fthr_ncpus_online(void)
 {
-	int n = a_load_relaxed(&fthr_cpus_online);
-
-	if (unlikely(n == 0)) {
-		fthr_ncpus_read();
-		n = a_load_relaxed(&fthr_cpus_online);
-	}
-	return n;
+	return fthr_cpus_count(&fthr_cpus_online);
 }
 
 extern int fthr_machine_crowded FTHR_HIDDEN;
