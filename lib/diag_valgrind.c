@@ -23,9 +23,8 @@
  * own are left out by the tools' default suppressions, by object name).
  * Valgrind applies the wrappers under its other tools too (memcheck,
  * callgrind, ...): there each only calls the function, so that a profile
- * counts about fthr's own instructions in it (measured with callgrind, one
- * mutex lock+unlock: 33 instructions in libfthr unwrapped, 296 when the
- * wrappers made their requests, the quiet wrappers' figure in ChangeLog).
+ * counts about fthr's own instructions in it (docs/performance.md,
+ * Valgrind wrappers).
  */
 #include "config.h"
 #include <errno.h>

@@ -19,12 +19,11 @@
 #define FTHR_NOINLINE __attribute__((noinline))
 #define FTHR_COLD __attribute__((cold, noinline))
 /* Starts a 64-byte line: a fast path of a few dozen bytes then never
- * straddles two. The library's -falign-functions=32 (Makefile.am) leaves
- * a 32-byte start at 0x20 into a line: pthread_getspecific's 33 bytes
- * began there, its ret in the next line, 3.03 ns a call against glibc's
- * 2.77 (0.89-0.91 of glibc, one cycle); 2.74 aligned, as in a build with
- * -falign-functions=64. (The other entry points keep 32: the whole
- * library at 64 is not measured on the real programs.) */
+ * straddles two. The library's -falign-functions=32 (Makefile.am) may
+ * leave a 32-byte start at 0x20 into a line, and a fast path that begins
+ * there ends in the next line, a cycle more a call (docs/performance.md,
+ * Code layout). (The other entry points keep 32: the whole library at 64
+ * is not measured on the real programs.) */
 #define FTHR_LINE_ALIGNED __attribute__((aligned(64)))
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
