@@ -309,13 +309,18 @@ static long cgroup_limit(void)
 /* (futex.h) */
 int fthr_os_cpus_usable(void)
 {
+	/* bits set in a nibble (no popcount builtin: libgcc's may use the
+	 * FP/SIMD registers, tests/fpu-free.sh) */
+	static const unsigned char nibble_bits[16] = { 0, 1, 1, 2, 1, 2, 2, 3,
+						       1, 2, 2, 3, 2, 3, 3, 4 };
 	unsigned long mask[16];
 	long n = arch_syscall6(SYS_sched_getaffinity, 0, sizeof(mask), (long)mask, 0, 0, 0);
 	long lim = cgroup_limit();
+	const unsigned char *b = (const unsigned char *)mask;
 	int cpus = 0;
 
-	for (long i = 0; n > 0 && i < n / (long)sizeof(mask[0]); i++)
-		cpus += __builtin_popcountl(mask[i]);
+	for (long i = 0; i < n && i < (long)sizeof(mask); i++)
+		cpus += nibble_bits[b[i] & 15] + nibble_bits[b[i] >> 4];
 	if (lim > 0 && (cpus <= 0 || (lim + 999) / 1000 < cpus))
 		cpus = (int)((lim + 999) / 1000);
 	return cpus > 0 ? cpus : -1;
