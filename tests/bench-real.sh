@@ -71,6 +71,13 @@ check "a preload that is not fthr fails the witness" 1 'no process ran on fthr' 
 check "a case that fails its own check fails the run" 1 'FAIL fake bad .*exit status 1' run "$lib" "fake:bad"
 check "a case without a figure fails the run" 1 'FAIL fake mute .*no RESULT line' run "$lib" "fake:mute"
 check "a glibc run on fthr fails the witness" 1 'a glibc run ran on fthr' run "$lib" "fake:always"
+# BENCH_REAL_BASE: the baseline column runs that build, and must
+check "BENCH_REAL_BASE: two fthr builds compared, named in the report" 0 'comparison of two fthr builds' \
+	env BENCH_REAL_BASE="$lib" FTHR_LIB="$lib" BENCH_REAL_CASEDIR="$tmp/cases" BENCH_REAL_CASES=fake:good \
+	PAIRS=3 BENCH_REAL_BUILD="$tmp/build" bash "$top/bench/real/run.sh" "$tmp/res"
+check "BENCH_REAL_BASE that is not fthr fails the witness" 1 'no baseline process ran on fthr' \
+	env BENCH_REAL_BASE="$tmp/notfthr/libfthr.so.0" FTHR_LIB="$lib" BENCH_REAL_CASEDIR="$tmp/cases" \
+	BENCH_REAL_CASES=fake:good PAIRS=3 BENCH_REAL_BUILD="$tmp/build" bash "$top/bench/real/run.sh" "$tmp/res"
 # BENCH_REAL_LIMIT: every run of both sides under the limit, and nothing
 # of it left behind
 check "pin1: every run sees one cpu" 0 '^\| fake: cpus usable \| 1 cpus \| 1 cpus \|' \

@@ -24,7 +24,9 @@
 #        quota1 and quota05, a cgroup CPU quota of one cpu and of half a
 #        cpu, as a container's (cgroup v1's cpu controller, or v2's
 #        cpu.max; root); corunner, a busy loop per cpu in another
-#        process for the whole run; exit 77 when the limit cannot be set)
+#        process for the whole run; exit 77 when the limit cannot be set),
+#        BENCH_REAL_BASE (another libfthr.so.0: the glibc column runs with
+#        it preloaded, a before/after comparison of two fthr builds)
 # Output: a Markdown table on stdout, OUTDIR/real.csv, OUTDIR/real.png
 #        (gnuplot), progress on stderr;
 #        exit 1 if a case failed its check or its witness.
@@ -34,6 +36,7 @@ cases=${BENCH_REAL_CASEDIR:-$here/cases}
 out=${1:-bench/results}
 lib=${FTHR_LIB:?FTHR_LIB must name libfthr.so.0}
 quick=${BENCH_REAL_QUICK:-0}
+base=${BENCH_REAL_BASE:-}
 pairs=${PAIRS:-5}
 aa=${BENCH_REAL_AA:-0}
 mkdir -p "$out"
@@ -97,7 +100,7 @@ cpu_of() { tail -1 | awk '{ s = 0; for (i = 1; i <= 2; i++) { split($i, a, "m");
 one() {
 	local fam=$1 id=$2 how=$3 maps line cpu pre rc=0
 	maps=$(mktemp)
-	if [ "$how" = fthr ]; then pre="$lib $witness"; else pre=$witness; fi
+	if [ "$how" = fthr ]; then pre="$lib $witness"; else pre="${base:+$base }$witness"; fi
 	line=$(
 		export FTHR_PRELOAD=$pre FTHR_PLAIN_PRELOAD=$witness FTHR_REAL_MAPS=$maps BUILD=$build/$fam
 		limit_enter
@@ -115,7 +118,8 @@ one() {
 	if [ -z "$fail" ]; then
 		if ! [ -s "$maps" ]; then fail="the witness saw no process"
 		elif [ "$how" = fthr ] && ! grep -q 'fthr=1' "$maps"; then fail="no process ran on fthr"
-		elif [ "$how" = glibc ] && grep -q 'fthr=1' "$maps"; then fail="a glibc run ran on fthr"
+		elif [ "$how" = glibc ] && [ -z "$base" ] && grep -q 'fthr=1' "$maps"; then fail="a glibc run ran on fthr"
+		elif [ "$how" = glibc ] && [ -n "$base" ] && ! grep -q 'fthr=1' "$maps"; then fail="no baseline process ran on fthr"
 		fi
 	fi
 	if [ -n "$fail" ]; then
@@ -130,6 +134,7 @@ one() {
 
 echo "# fthr vs glibc: real programs, $(date -u +%Y-%m-%d), $(uname -m), $(nproc) cpus, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), glibc $(ldd --version | head -1 | awk '{ print $NF }')"
 echo
+[ -z "$base" ] || echo "The glibc column runs $base preloaded: a comparison of two fthr builds."
 [ "$limit" = none ] || echo "CPUs limited: $(case $limit in pin1) echo "every run pinned to one cpu" ;; quota1) echo "every run in a cgroup with a CPU quota of one cpu" ;; quota05) echo "every run in a cgroup with a CPU quota of half a cpu" ;; corunner) echo "a busy loop per cpu in another process" ;; esac) (BENCH_REAL_LIMIT=$limit)."
 echo
 echo "Medians of $pairs alternating glibc/fthr pairs$([ "$quick" = 1 ] && echo ', quick subset'). 'fthr vs glibc' is the median of the per-pair ratios, > 1 means fthr is better; spread is their min–max; CPU s is user+sys of the whole process tree; 'per CPU s' is the median per-pair ratio of work done per CPU second (every case does a fixed amount of work: glibc's CPU seconds over fthr's); 'glibc max/min' is the case's own noise, its glibc runs' largest figure over their smallest."
