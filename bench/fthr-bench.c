@@ -554,6 +554,135 @@ static int bench_rwlock(int argc, char **argv)
 	return 0;
 }
 
+/* ---- 4b. the time to acquire a contended lock, and each thread's share ---- */
+
+/* A histogram of times in ns: 8 buckets per power of 2 (12.5% wide) up to
+ * 2^40 ns, per thread (its own lines), merged at the end. */
+#define LAT_SUB 8
+#define LAT_OCT 41
+struct latworker {
+	pthread_t t;
+	long ops;
+	unsigned long acc;
+	unsigned seed;
+	long max_ns;
+	long hist[LAT_OCT * LAT_SUB];
+} __attribute__((aligned(64)));
+static int lat_rw, lat_units;
+
+static int lat_bucket(long ns)
+{
+	int o = 0;
+
+	if (ns < LAT_SUB)
+		return ns < 0 ? 0 : (int)ns;
+	while ((ns >> o) >= 2 * LAT_SUB)
+		o++;
+	/* ns in [LAT_SUB << o, 2 * LAT_SUB << o) */
+	return (o + 1) * LAT_SUB + (int)((ns >> o) - LAT_SUB);
+}
+
+/* the least time of bucket b: the figure a percentile reports (a bound
+ * 12.5% low at most) */
+static long lat_floor(int b)
+{
+	int o = b / LAT_SUB - 1;
+
+	return o < 0 ? b : (long)(LAT_SUB + b % LAT_SUB) << o;
+}
+
+static long ns_since(const struct timespec *a)
+{
+	struct timespec b;
+
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	return (b.tv_sec - a->tv_sec) * 1000000000L + (b.tv_nsec - a->tv_nsec);
+}
+
+static void *lat_worker(void *arg)
+{
+	struct latworker *w = arg;
+	struct timespec t0;
+	long ns;
+
+	while (!stop_flag) {
+		bool wr = !lat_rw || (int)(rand_r(&w->seed) % 100) < 50;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		if (!lat_rw)
+			pthread_mutex_lock(&cm);
+		else if (wr)
+			pthread_rwlock_wrlock(&rw);
+		else
+			pthread_rwlock_rdlock(&rw);
+		ns = ns_since(&t0);
+		if (wr) {
+			if (rw_inside_w++ != 0)
+				violation("two inside", rw_inside_w, 1);
+			cm_count++;
+			work(lat_units);
+			rw_inside_w--;
+		} else {
+			w->acc = burn(w->acc + (unsigned long)cm_count, lat_units);
+		}
+		if (!lat_rw)
+			pthread_mutex_unlock(&cm);
+		else
+			pthread_rwlock_unlock(&rw);
+		w->hist[lat_bucket(ns) < LAT_OCT * LAT_SUB ? lat_bucket(ns) : LAT_OCT * LAT_SUB - 1]++;
+		w->max_ns = ns > w->max_ns ? ns : w->max_ns;
+		w->ops++;
+		w->acc = burn(w->acc, 20);
+	}
+	return NULL;
+}
+
+/* THREADS mutex|rwlock tiny|1us p99|max|share [SECONDS]: the 99th
+ * percentile or the most of the time to acquire (ns; rwlock: half the
+ * acquisitions write), or the least thread's acquisitions as a share of the
+ * mean (1: all equal; 0: a thread starved). Each acquisition is timed, so
+ * the throughput is below bench_contend's. */
+static int bench_acquire(int argc, char **argv)
+{
+	int threads = argc > 0 ? atoi(argv[0]) : 4, i, b;
+	const char *metric = argc > 3 ? argv[3] : "p99";
+	double secs = argc > 4 ? atof(argv[4]) : 1.0;
+	struct latworker *w = aligned_alloc(64, (size_t)threads * sizeof(*w));
+	long total = 0, mn = -1, mx = 0, seen = 0, *h = calloc(LAT_OCT * LAT_SUB, sizeof(long));
+	double v;
+	char extra[128];
+
+	memset(w, 0, (size_t)threads * sizeof(*w));
+	lat_rw = argc > 1 && !strcmp(argv[1], "rwlock");
+	lat_units = argc > 2 && !strcmp(argv[2], "1us") ? 400 : 0;
+	for (i = 0; i < threads; i++) {
+		w[i].seed = (unsigned)i + 1;
+		pthread_create(&w[i].t, NULL, lat_worker, &w[i]);
+	}
+	usleep((useconds_t)(secs * 1e6));
+	stop_flag = 1;
+	for (i = 0; i < threads; i++) {
+		pthread_join(w[i].t, NULL);
+		total += w[i].ops;
+		sink += w[i].acc;
+		mn = mn < 0 || w[i].ops < mn ? w[i].ops : mn;
+		mx = w[i].max_ns > mx ? w[i].max_ns : mx;
+		for (b = 0; b < LAT_OCT * LAT_SUB; b++)
+			h[b] += w[i].hist[b];
+	}
+	if (!lat_rw && total != cm_count)
+		violation("mutual exclusion", cm_count, total);
+	for (b = 0; b < LAT_OCT * LAT_SUB && (seen += h[b]) < total - total / 100; b++)
+		;
+	snprintf(extra, sizeof(extra), "p99=%ld max=%ld share=%.3f ops=%ld", lat_floor(b), mx,
+		 total ? (double)mn * threads / total : 0.0, total);
+	v = !strcmp(metric, "max") ? (double)mx
+	    : !strcmp(metric, "share") ? (total ? (double)mn * threads / total : 0.0)
+				       : (double)lat_floor(b);
+	result(v, !strcmp(metric, "share") ? "share" : "ns", extra);
+	return 0;
+}
+
 /* ---- 5. semaphores, barriers, create+join ---- */
 static sem_t sa, sb;
 static void *sem_pong(void *arg)
@@ -877,6 +1006,7 @@ static const struct bench benches[] = {
 	{ "queue", bench_queue, "PRODUCERS CONSUMERS [ITEMS]" },
 	{ "stream", bench_stream, "CONSUMERS [WORK, default 64] [ITEMS]" },
 	{ "broadcast", bench_broadcast, "WAITERS [ROUNDS]" },
+	{ "acquire", bench_acquire, "THREADS mutex|rwlock tiny|1us p99|max|share [SECONDS]" },
 	{ "rwlock", bench_rwlock, "THREADS WRITE_PERCENT [SECONDS [WORK, default 20; 0: tiny sections]]" },
 	{ "sem_pingpong", bench_sem_pingpong, "none|same|diff [ROUNDS]" },
 	{ "barrier", bench_barrier, "THREADS [ROUNDS]" },

@@ -66,7 +66,10 @@ table_head() {
 
 # the per-pair ratio of B to A, > 1 when B is better
 ratio() { # A B better
-	awk -v g="$1" -v f="$2" -v b="$3" 'BEGIN { print (b == "hi") ? f / g : g / f }'
+	# (a zero divisor, a starved thread's share: 1 if both are 0, else 99,
+	# off the scale)
+	awk -v g="$1" -v f="$2" -v b="$3" 'BEGIN { d = (b == "hi") ? g : f; n = (b == "hi") ? f : g
+		print d != 0 ? n / d : n != 0 ? 99 : 1 }'
 }
 
 # bench GROUP LABEL BETTER(hi|lo) ARGS...
@@ -184,6 +187,22 @@ for w in 1 50; do
 done
 # tiny sections (no work inside): the lock's own cost, more threads than cpus
 for t in 4 8; do bench rwlock-tiny "rwlock 1% writes, tiny sections, $t threads" hi rwlock $t 1 $secs 0; done
+
+echo "== 4b. time to acquire, shares" >&2
+# each acquisition timed (ns; p99 and the most), and the least thread's
+# acquisitions over the mean (1: equal shares, 0: a thread starved)
+table_head "4b. Contended mutex and rwlock (50% writes): time to acquire, each thread's share"
+lthreads="2 4 16 64"; [ "$quick" = 1 ] && lthreads="4 16"
+for l in mutex rwlock; do
+	for t in $lthreads; do
+		bench acquire-p99 "$l, $t threads: p99 time to acquire" lo acquire $t $l tiny p99 $secs
+	done
+	for t in $lthreads; do
+		[ $t = 2 ] && continue
+		bench acquire-max "$l, $t threads: most time to acquire" lo acquire $t $l tiny max $secs
+		bench acquire-share "$l, $t threads: least thread's share" hi acquire $t $l tiny share $secs
+	done
+done
 
 echo "== 5. semaphores, barriers, threads" >&2
 table_head "5. Semaphores, barriers, thread create+join"

@@ -157,6 +157,12 @@ static void profile_report(void)
 		fthr_diag_out(" (%d objects not tracked: table full)", fthr_diag_objs_lost);
 	fthr_diag_out("\n");
 	profile_wait_settings();
+#ifdef FTHR_INVARIANTS
+	fthr_diag_out("fthr-profile: counts: futex_waits=%ld futex_wakes=%ld woken=%ld "
+		      "spins=%ld spinners_most=%ld\n",
+		      fthr_counts.futex_waits, fthr_counts.futex_wakes, fthr_counts.woken,
+		      fthr_counts.spins, fthr_counts.spinners_most);
+#endif
 	fthr_diag_out("fthr-profile: top %d by wait time (ms); cond and sem count waits\n",
 		      n < fthr_diag_env.profile_top ? n : fthr_diag_env.profile_top);
 	fthr_diag_out("%-6s %-18s %10s %10s %13s %13s %13s %13s  %s\n", "kind", "object",

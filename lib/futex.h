@@ -52,6 +52,31 @@ static inline struct timespec fthr_deadline_in(clockid_t clk, long ns)
 /* Wake up to n sleepers on addr; returns how many woke (>= 0). */
 FTHR_HIDDEN int fthr_futex_wake(volatile int *addr, int n, bool shared);
 
+/* The invariants build (FTHR_INVARIANTS) counts what the waits did, for
+ * the profile's report and bench/counts.sh: futex waits, wakes and the
+ * threads they woke (not the PI calls), spins (wait.h), the threads
+ * spinning now and the most at once. Relaxed atomics on shared lines: a
+ * figure of how often, not of speed. The other builds count nothing. */
+struct fthr_counts {
+	long futex_waits, futex_wakes, woken, spins, spinning, spinners_most;
+};
+#ifdef FTHR_INVARIANTS
+extern struct fthr_counts fthr_counts FTHR_HIDDEN;
+#define FTHR_COUNT(field, n) ((void)__atomic_fetch_add(&fthr_counts.field, (n), __ATOMIC_RELAXED))
+#define FTHR_COUNT_MOST(field, v)                                              \
+	do {                                                                   \
+		long v_ = (v), m_ = __atomic_load_n(&fthr_counts.field,        \
+						    __ATOMIC_RELAXED);         \
+		while (m_ < v_ && !__atomic_compare_exchange_n(                \
+					  &fthr_counts.field, &m_, v_, true,   \
+					  __ATOMIC_RELAXED, __ATOMIC_RELAXED))  \
+			;                                                      \
+	} while (0)
+#else
+#define FTHR_COUNT(field, n) ((void)0)
+#define FTHR_COUNT_MOST(field, v) ((void)0)
+#endif
+
 /* true when the backend's counts are exact: fthr_futex_wake returns how
  * many sleepers it took off addr's queue, and a wait that returns 0 was
  * taken off it by a wake. A waker may then count its sleepers out for
@@ -74,12 +99,16 @@ FTHR_HIDDEN int fthr_futex_unlock_pi(volatile int *addr, bool shared);
  * now and then). Never writes errno. */
 FTHR_HIDDEN int fthr_os_runnable(void);
 
-/* The cpus this process may use: those of its affinity mask, fewer if its
- * cgroup (or an ancestor's) limits its CPU time to fewer (a container's
- * quota; cgroup v1's cfs quota or v2's cpu.max, rounded up to whole cpus);
- * -1 when the system does not say. Cold: reads /proc files into static
- * buffers, so one caller at a time (wait.c). Never writes errno. */
-FTHR_HIDDEN int fthr_os_cpus_usable(void);
+/* The cpus of the calling thread's affinity mask; -1 when the system does
+ * not say. Never writes errno. */
+FTHR_HIDDEN int fthr_os_cpus_affine(void);
+
+/* The cpus a process whose affinity allows 'affine' (<= 0: unknown) may
+ * use: fewer if its cgroup (or an ancestor's) limits its CPU time to fewer
+ * (a container's quota; cgroup v1's cfs quota or v2's cpu.max, rounded up
+ * to whole cpus); -1 when neither says. Cold: reads /proc files into
+ * static buffers, so one caller at a time (wait.c). Never writes errno. */
+FTHR_HIDDEN int fthr_os_cpus_usable(int affine);
 
 /* Clocks an absolute futex deadline may be measured on. */
 FTHR_HIDDEN bool fthr_futex_clock_ok(clockid_t clk);

@@ -29,6 +29,10 @@
 #error "lib/futex_freebsd.c is the FreeBSD backend; configure picks lib/futex_<os>.c"
 #endif
 
+#ifdef FTHR_INVARIANTS
+struct fthr_counts fthr_counts; /* (futex.h; a wake's woken count: none) */
+#endif
+
 #if defined(__has_include)
 #if __has_include(<sys/umtx.h>)
 #define FTHR_HAVE_SYS_UMTX_H 1
@@ -77,6 +81,7 @@ int fthr_futex_wait(volatile int *addr, int expect, bool shared,
 	struct _umtx_time tm;
 	int r;
 
+	FTHR_COUNT(futex_waits, 1);
 	if (abstime) {
 		/* The kernel refuses a negative tv_sec (EINVAL); Linux callers
 		 * see a deadline long past. */
@@ -108,6 +113,7 @@ int fthr_futex_wake(volatile int *addr, int n, bool shared)
 {
 	umtx_op(addr, shared ? UMTX_OP_WAKE : UMTX_OP_WAKE_PRIVATE,
 		(unsigned long)(n < 0 ? 0 : n), NULL, NULL);
+	FTHR_COUNT(futex_wakes, 1);
 	/* UMTX_OP_WAKE returns 0 however many it woke: report none (futex.h
 	 * asks for >= 0; no library caller acts on the count, but
 	 * tests/t_futex.c does). */
@@ -158,7 +164,12 @@ int fthr_os_runnable(void)
 
 /* (futex.h) Not read on FreeBSD yet (cpuset_getaffinity and rctl would
  * say): unknown, so the cpus online count. */
-int fthr_os_cpus_usable(void)
+int fthr_os_cpus_affine(void)
 {
 	return -1;
+}
+
+int fthr_os_cpus_usable(int affine)
+{
+	return affine > 0 ? affine : -1;
 }

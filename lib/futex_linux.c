@@ -13,6 +13,10 @@
 #include <fcntl.h>
 #include "futex.h"
 
+#ifdef FTHR_INVARIANTS
+struct fthr_counts fthr_counts;
+#endif
+
 static inline int priv(int op, bool shared)
 {
 	return shared ? op : (op | FUTEX_PRIVATE_FLAG);
@@ -34,6 +38,7 @@ int fthr_futex_wait(volatile int *addr, int expect, bool shared,
 
 	if (abstime && clk == CLOCK_REALTIME)
 		op |= FUTEX_CLOCK_REALTIME;
+	FTHR_COUNT(futex_waits, 1);
 	r = sys_futex(addr, priv(op, shared), expect, (long)abstime, NULL,
 		      FUTEX_BITSET_MATCH_ANY);
 	if (r == 0)
@@ -52,6 +57,9 @@ const bool fthr_futex_counts_exact = true;
 int fthr_futex_wake(volatile int *addr, int n, bool shared)
 {
 	long r = sys_futex(addr, priv(FUTEX_WAKE, shared), n, 0, NULL, 0);
+
+	FTHR_COUNT(futex_wakes, 1);
+	FTHR_COUNT(woken, r < 0 ? 0 : r);
 	return r < 0 ? 0 : (int)r;
 }
 
@@ -307,7 +315,7 @@ static long cgroup_limit(void)
 }
 
 /* (futex.h) */
-int fthr_os_cpus_usable(void)
+int fthr_os_cpus_affine(void)
 {
 	/* bits set in a nibble (no popcount builtin: libgcc's may use the
 	 * FP/SIMD registers, tests/fpu-free.sh) */
@@ -315,13 +323,20 @@ int fthr_os_cpus_usable(void)
 						       1, 2, 2, 3, 2, 3, 3, 4 };
 	unsigned long mask[16];
 	long n = arch_syscall6(SYS_sched_getaffinity, 0, sizeof(mask), (long)mask, 0, 0, 0);
-	long lim = cgroup_limit();
 	const unsigned char *b = (const unsigned char *)mask;
 	int cpus = 0;
 
 	for (long i = 0; i < n && i < (long)sizeof(mask); i++)
 		cpus += nibble_bits[b[i] & 15] + nibble_bits[b[i] >> 4];
-	if (lim > 0 && (cpus <= 0 || (lim + 999) / 1000 < cpus))
-		cpus = (int)((lim + 999) / 1000);
 	return cpus > 0 ? cpus : -1;
+}
+
+/* (futex.h) */
+int fthr_os_cpus_usable(int affine)
+{
+	long lim = cgroup_limit();
+
+	if (lim > 0 && (affine <= 0 || (lim + 999) / 1000 < affine))
+		return (int)((lim + 999) / 1000);
+	return affine > 0 ? affine : -1;
 }

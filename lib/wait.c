@@ -89,12 +89,21 @@ bool fthr_wait_word_spin(volatile int *w, bool patient)
 		fthr_crowd_count();
 		return false;
 	}
-	if (a_load_relaxed(w) == 2)
+	if ((v = a_load_relaxed(w)) == 2)
 		return false;
+	if (!fthr_spin_may()) { /* one look, the closing yield */
+		if (v == 1) {
+			fthr_spin_yield_timed();
+			v = a_load_relaxed(w);
+		}
+		return v == 0 && fthr_lll_trylock(w);
+	}
+	fthr_spin_start();
 	if (patient)
 		fthr_wait_patience();
 	for (spent = 0; spent < budget && (v = a_load_relaxed(w)) == 1; spent++)
 		arch_cpu_relax();
+	fthr_spin_end();
 	/* let a holder on this cpu run first, unless a third thread would
 	 * take it */
 	if (v == 1 && !fthr_machine_crowded_now()) {
@@ -164,6 +173,12 @@ static int crowd_claim(int tid)
 }
 
 int fthr_cpus, fthr_cpus_online;
+/* The affinity mask's cpus when the library was loaded, before the
+ * program ran: those it was given. A program that then pins each of its
+ * threads to a cpu of its own (the first thread to one, the others to
+ * others) still uses them all, which the mask of whichever thread first
+ * waits would not say. */
+static int cpus_affine = -1;
 static int cpus_claimed; /* a thread reads the limits (one at a time) */
 
 /* Both counts, once. A thread that finds another reading them sets the
@@ -182,7 +197,7 @@ FTHR_COLD void fthr_ncpus_read(void)
 					    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 		return;
 	}
-	u = fthr_os_cpus_usable();
+	u = fthr_os_cpus_usable(cpus_affine);
 	if (u <= 0 || (n > 0 && u > n))
 		u = n;
 	__atomic_store_n(&fthr_cpus_online, n, __ATOMIC_RELAXED);
@@ -248,6 +263,7 @@ static void crowd_child(void)
 
 __attribute__((constructor)) static void wait_init(void)
 {
+	cpus_affine = fthr_os_cpus_affine();
 	pthread_atfork(crowd_prepare, crowd_parent, crowd_child);
 }
 

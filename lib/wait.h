@@ -22,9 +22,17 @@
  *   grows when a spin ends in success and halves when the spin gives up,
  *   between spin_min and spin_max. Every waiter may spin (no cap on the
  *   spinners of a lock yet).
- * - The closing yield. A spin that gives up yields the cpu once, so that a
- *   partner waiting for this cpu runs at once (no futex round trip), and
- *   looks again before the caller sleeps.
+ * - The closing yield. A spin that gives up, or a waiter that may not
+ *   spin, yields the cpu once, so that a partner waiting for this cpu runs
+ *   at once (no futex round trip), and looks again before the caller
+ *   sleeps.
+ * - A spin needs a second cpu: the thread it waits for must run meanwhile.
+ *   A process that may use one cpu (pinned, or given one cpu's time:
+ *   fthr_ncpus) never spins; its waiter looks once, yields once (the
+ *   closing yield) and sleeps. With more cpus no count bounds the spinners
+ *   of an object (docs/design.md): with more threads than cpus most
+ *   waiters are preempted in mid-spin, and a place held by a spinner that
+ *   does not run would shut out a waiter that does.
  * - Crowded, for a thread. On a machine with more runnable threads than
  *   cpus the yield hands the cpu to another process for its whole slice,
  *   and the waiter, which never slept, is not woken ahead of it either. So
@@ -85,8 +93,9 @@ extern __thread struct fthr_waiter fthr_waiter_rec
 /* ---- the machine ---- */
 
 /* The cpus the process may use: those online, fewer if its affinity
- * mask or its cgroup's CPU limit allows fewer (fthr_os_cpus_usable); read
- * once, by the first wait that asks (errno kept); -1 if unknown. A rule
+ * mask when the library was loaded or its cgroup's CPU limit allows fewer
+ * (fthr_os_cpus_usable); read once, by the first wait that asks (errno
+ * kept); -1 if unknown. A rule
  * that compares threads with cpus compares them with these: a process
  * pinned to one cpu, or a container given one cpu's time, has one cpu's
  * worth of threads running at a time, however many the machine has. */
@@ -115,6 +124,27 @@ static inline int fthr_ncpus(void)
 static inline int fthr_ncpus_online(void)
 {
 	return fthr_cpus_count(&fthr_cpus_online);
+}
+
+/* A spin may pay (the rule above); an unknown count may. */
+static inline bool fthr_spin_may(void)
+{
+	return fthr_ncpus() != 1;
+}
+
+/* The invariants build counts the spins, and the most at once. */
+static inline void fthr_spin_start(void)
+{
+#ifdef FTHR_INVARIANTS
+	FTHR_COUNT(spins, 1);
+	FTHR_COUNT_MOST(spinners_most, __atomic_add_fetch(&fthr_counts.spinning, 1,
+							  __ATOMIC_RELAXED));
+#endif
+}
+
+static inline void fthr_spin_end(void)
+{
+	FTHR_COUNT(spinning, -1);
 }
 
 extern int fthr_machine_crowded FTHR_HIDDEN;
@@ -179,7 +209,7 @@ static inline void fthr_spin_learn(int budget, bool won)
  * queued: the caller queues behind them). */
 static inline void fthr_wait_patience(void)
 {
-	if (fthr_crowded())
+	if (fthr_crowded() || !fthr_spin_may())
 		return;
 	for (int i = 0, n = fthr_wait_tune.patience; i < n; i++)
 		arch_cpu_relax();
@@ -216,10 +246,18 @@ FTHR_HIDDEN bool fthr_wait_adaptive(volatile int *w, int estimate, int *spun);
 			/* one look, no spin */                                \
 			if (!(ok_ = (cond)))                                   \
 				fthr_crowd_count();                            \
+		} else if (!fthr_spin_may()) {                                 \
+			/* one look, then the closing yield */                 \
+			if (!(ok_ = (cond)) && !(queued)) {                    \
+				fthr_spin_yield_timed();                       \
+				ok_ = (cond);                                  \
+			}                                                      \
 		} else {                                                       \
+			fthr_spin_start();                                     \
 			while (!(ok_ = (cond)) && !(queued_ = (queued)) &&     \
 			       i_++ < budget_)                                 \
 				arch_cpu_relax();                              \
+			fthr_spin_end();                                       \
 			if (!queued_) {                                        \
 				/* the spin, not the yield, decides the next   \
 				 * budget */                                   \

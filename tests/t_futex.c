@@ -205,7 +205,7 @@ static void put(const char *dir, const char *file, const char *what)
 	ck_assert_msg(fclose(f) == 0, "write %s to %s", what, path);
 }
 
-/* In a child moved into cgroup dir (NULL: stay): fthr_os_cpus_usable(). */
+/* In a child moved into cgroup dir (NULL: stay): what it may use. */
 static int usable_in(const char *dir)
 {
 	int fd[2], got = -2, status;
@@ -219,7 +219,7 @@ static int usable_in(const char *dir)
 
 		if (dir)
 			put(dir, "cgroup.procs", "0");
-		u = fthr_os_cpus_usable();
+		u = fthr_os_cpus_usable(fthr_os_cpus_affine());
 		_exit(write(fd[1], &u, sizeof(u)) == sizeof(u) ? 0 : 1);
 	}
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
@@ -238,7 +238,7 @@ START_TEST(cpus_usable)
 	cpu_set_t one, all;
 
 	errno = 0;
-	u = fthr_os_cpus_usable();
+	u = fthr_os_cpus_usable(fthr_os_cpus_affine());
 	ck_assert_int_ge(u, 1);
 	ck_assert_int_le(u, aff);
 	ck_assert_int_eq(errno, 0);
@@ -252,7 +252,7 @@ START_TEST(cpus_usable)
 			break;
 		}
 	ck_assert_int_eq(sched_setaffinity(0, sizeof(one), &one), 0);
-	u = fthr_os_cpus_usable();
+	u = fthr_os_cpus_usable(fthr_os_cpus_affine());
 	ck_assert_int_eq(sched_setaffinity(0, sizeof(all), &all), 0);
 	ck_assert_int_eq(u, 1);
 	/* cgroup v1 quotas: the process's own, then an ancestor's */
