@@ -24,12 +24,8 @@
 
 FTHR_HIDDEN void fthr_diag_add_max(long *sum, long *max, long v)
 {
-	long m = __atomic_load_n(max, __ATOMIC_RELAXED);
-
 	__atomic_fetch_add(sum, v, __ATOMIC_RELAXED);
-	while (v > m && !__atomic_compare_exchange_n(max, &m, v, true, __ATOMIC_RELAXED,
-						     __ATOMIC_RELAXED))
-		;
+	a_max_relaxed(max, v);
 }
 
 /* One acquisition (or wait) that had to wait 'wait' ns. */

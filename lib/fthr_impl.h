@@ -114,6 +114,16 @@ static inline int a_sub_fetch_acquire(volatile int *p, int v)
 	return __atomic_sub_fetch(p, v, __ATOMIC_ACQUIRE);
 }
 
+/* Raise *max to v if v is larger (statistics: relaxed). */
+static inline void a_max_relaxed(long *max, long v)
+{
+	long m = __atomic_load_n(max, __ATOMIC_RELAXED);
+
+	while (v > m && !__atomic_compare_exchange_n(max, &m, v, true, __ATOMIC_RELAXED,
+						     __ATOMIC_RELAXED))
+		;
+}
+
 /* ---- glibc's mutex __kind bits (nptl/pthreadP.h), part of the ABI ---- */
 #define FTHR_MUTEX_KIND_MASK 3     /* normal, recursive, errorcheck, adaptive */
 #define FTHR_MUTEX_ROBUST 16

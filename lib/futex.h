@@ -63,15 +63,7 @@ struct fthr_counts {
 #ifdef FTHR_INVARIANTS
 extern struct fthr_counts fthr_counts FTHR_HIDDEN;
 #define FTHR_COUNT(field, n) ((void)__atomic_fetch_add(&fthr_counts.field, (n), __ATOMIC_RELAXED))
-#define FTHR_COUNT_MOST(field, v)                                              \
-	do {                                                                   \
-		long v_ = (v), m_ = __atomic_load_n(&fthr_counts.field,        \
-						    __ATOMIC_RELAXED);         \
-		while (m_ < v_ && !__atomic_compare_exchange_n(                \
-					  &fthr_counts.field, &m_, v_, true,   \
-					  __ATOMIC_RELAXED, __ATOMIC_RELAXED))  \
-			;                                                      \
-	} while (0)
+#define FTHR_COUNT_MOST(field, v) a_max_relaxed(&fthr_counts.field, (v))
 #else
 #define FTHR_COUNT(field, n) ((void)0)
 #define FTHR_COUNT_MOST(field, v) ((void)0)
