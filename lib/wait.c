@@ -173,12 +173,7 @@ static int crowd_claim(int tid)
 }
 
 int fthr_cpus, fthr_cpus_online;
-/* The affinity mask's cpus when the library was loaded, before the
- * program ran: those it was given. A program that then pins each of its
- * threads to a cpu of its own (the first thread to one, the others to
- * others) still uses them all, which the mask of whichever thread first
- * waits would not say. */
-static int cpus_affine = -1;
+int fthr_cpus_affine = -1;
 static int cpus_claimed; /* a thread reads the limits (one at a time) */
 
 /* Both counts, once. A thread that finds another reading them sets the
@@ -197,7 +192,7 @@ FTHR_COLD void fthr_ncpus_read(void)
 					    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 		return;
 	}
-	u = fthr_os_cpus_usable(cpus_affine);
+	u = fthr_os_cpus_usable(fthr_cpus_affine);
 	if (u <= 0 || (n > 0 && u > n))
 		u = n;
 	__atomic_store_n(&fthr_cpus_online, n, __ATOMIC_RELAXED);
@@ -263,7 +258,7 @@ static void crowd_child(void)
 
 __attribute__((constructor)) static void wait_init(void)
 {
-	cpus_affine = fthr_os_cpus_affine();
+	fthr_cpus_affine = fthr_os_cpus_affine();
 	pthread_atfork(crowd_prepare, crowd_parent, crowd_child);
 }
 

@@ -27,9 +27,12 @@
  *   at once (no futex round trip), and looks again before the caller
  *   sleeps.
  * - A spin needs a second cpu: the thread it waits for must run meanwhile.
- *   A process that may use one cpu (pinned, or given one cpu's time:
- *   fthr_ncpus) never spins; its waiter looks once, yields once (the
- *   closing yield) and sleeps. With more cpus no count bounds the spinners
+ *   A process whose affinity allows one cpu (fthr_cpus_affine) never
+ *   spins; its waiter looks once, yields once (the closing yield) and
+ *   sleeps. A cgroup's CPU quota does not stop the spin: under a quota of
+ *   one cpu's time on two cpus, two threads still run at once for part of
+ *   each period, and a short spin costs the quota less than a futex sleep
+ *   and wake-up. With more cpus no count bounds the spinners
  *   of an object (docs/design.md): with more threads than cpus most
  *   waiters are preempted in mid-spin, and a place held by a spinner that
  *   does not run would shut out a waiter that does.
@@ -126,10 +129,17 @@ static inline int fthr_ncpus_online(void)
 	return fthr_cpus_count(&fthr_cpus_online);
 }
 
+/* The cpus of the process's affinity mask when the library was loaded
+ * (wait.c's constructor; -1 before it, or unknown): those it was given. A
+ * program that then pins each of its threads to a cpu of its own (the
+ * first thread to one, the others to others) still uses them all, which
+ * the mask of whichever thread first waits would not say. */
+extern int fthr_cpus_affine FTHR_HIDDEN;
+
 /* A spin may pay (the rule above); an unknown count may. */
 static inline bool fthr_spin_may(void)
 {
-	return fthr_ncpus() != 1;
+	return a_load_relaxed(&fthr_cpus_affine) != 1;
 }
 
 /* The invariants build counts the spins, and the most at once. */

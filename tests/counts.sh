@@ -4,7 +4,9 @@
 # spins (wait.h: a spin needs a second cpu); one with two cpus spins (a
 # few tries: beside CPU hogs the workers may seldom run at once), also
 # when it pins its first thread to one cpu and its other to the other
-# (the cpus counted are those it was started with); a wake never wakes
+# (the cpus counted are those it was started with), and under a cgroup v1
+# CPU quota of one cpu's time (root; two threads still run at once for
+# part of each period); a wake never wakes
 # more threads than waited; the table has a row with figures for every
 # lock and thread count.
 set -u
@@ -19,11 +21,12 @@ fail=0
 # counts KEY: a figure of the last run's profile
 counts() { sed -n "s/^fthr-profile: counts:.* $1=\([0-9-]*\).*/\1/p" "$tmp/p"; }
 
-run() { # CPUS BENCH ARGS...
+run() { # CPUS BENCH ARGS... (CGROUP: a v1 cpu cgroup to run in)
 	local cpus=$1; shift
 	rm -f "$tmp/p"
 	# (the profile is the program's: not timeout's, nor taskset's)
-	timeout 60 taskset -c "$cpus" env FTHR_PROFILE="$tmp/p" LD_PRELOAD="$inv" \
+	timeout 60 taskset -c "$cpus" sh -c '[ -z "$1" ] || echo $$ >"$1/cgroup.procs" || exit 1
+		shift; exec "$@"' sh "${CGROUP:-}" env FTHR_PROFILE="$tmp/p" LD_PRELOAD="$inv" \
 		"$bin" "$@" >"$tmp/out" 2>&1 ||
 		{ echo "FAIL: acquire $* on cpus $cpus: $(cat "$tmp/out")"; fail=1; return 1; }
 	grep -q '^fthr-profile: counts:' "$tmp/p" ||
@@ -51,6 +54,23 @@ done
 if [ "$(nproc)" -ge 2 ] && run 0,1 sem_pingpong diff 20000; then
 	s=$(counts spins)
 	[ "$s" -gt 0 ] || { echo "FAIL: sem ping-pong, threads pinned apart: spins=$s, want > 0"; fail=1; }
+fi
+
+# a quota of one cpu's time on two cpus
+v1=/sys/fs/cgroup/cpu
+if [ "$(nproc)" -ge 2 ] && [ "$(id -u)" = 0 ] && [ -w $v1/cpu.cfs_quota_us ]; then
+	cg=$v1/fthr-counts-$$
+	mkdir "$cg" && echo 100000 >"$cg/cpu.cfs_period_us" && echo 100000 >"$cg/cpu.cfs_quota_us" ||
+		{ echo "FAIL: cannot make $cg"; fail=1; }
+	for try in 1 2 3; do
+		CGROUP=$cg run 0,1 acquire 4 mutex tiny p99 0.5 || break
+		s=$(counts spins)
+		[ "$s" -gt 0 ] && break
+		[ $try = 3 ] && { echo "FAIL: under a quota of one cpu: spins=$s in 3 tries, want > 0"; fail=1; }
+	done
+	rmdir "$cg" 2>/dev/null || { sleep 1; rmdir "$cg"; } || { echo "FAIL: $cg left behind"; fail=1; }
+else
+	echo "(no cgroup v1 cpu controller to write, or not root: the quota case skipped)"
 fi
 
 # the table: 12 rows of figures
