@@ -124,6 +124,8 @@ bool fthr_wait_adaptive(volatile int *w, int estimate, int *spun)
 {
 	int max = estimate * 2 + 10, n = 0, backoff = 1;
 
+	if (!fthr_spin_may())
+		max = 0;
 	if (max > fthr_wait_tune.adaptive_spins)
 		max = fthr_wait_tune.adaptive_spins;
 	do {

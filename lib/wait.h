@@ -20,8 +20,7 @@
  *   pays (the partner on the same cpu, long hold times) only burns the cpu
  *   the partner needs. So each thread keeps a budget of relax hints: it
  *   grows when a spin ends in success and halves when the spin gives up,
- *   between spin_min and spin_max. Every waiter may spin (no cap on the
- *   spinners of a lock yet).
+ *   between spin_min and spin_max.
  * - The closing yield. A spin that gives up, or a waiter that may not
  *   spin, yields the cpu once, so that a partner waiting for this cpu runs
  *   at once (no futex round trip), and looks again before the caller
@@ -32,10 +31,10 @@
  *   sleeps. A cgroup's CPU quota does not stop the spin: under a quota of
  *   one cpu's time on two cpus, two threads still run at once for part of
  *   each period, and a short spin costs the quota less than a futex sleep
- *   and wake-up. With more cpus no count bounds the spinners
- *   of an object (docs/design.md): with more threads than cpus most
- *   waiters are preempted in mid-spin, and a place held by a spinner that
- *   does not run would shut out a waiter that does.
+ *   and wake-up. With more cpus every waiter may spin: no count bounds
+ *   the spinners of an object (docs/design.md), since with more threads
+ *   than cpus most waiters are preempted in mid-spin, and a place held by
+ *   a spinner that does not run would shut out a waiter that does.
  * - Crowded, for a thread. On a machine with more runnable threads than
  *   cpus the yield hands the cpu to another process for its whole slice,
  *   and the waiter, which never slept, is not woken ahead of it either. So
@@ -232,8 +231,8 @@ static inline void fthr_wait_patience(void)
 FTHR_HIDDEN bool fthr_wait_word_spin(volatile int *w, bool patient);
 
 /* An adaptive mutex's word: spin with exponential backoff up to twice the
- * mutex's estimate plus 10, at most adaptive_spins relax hints; true with
- * the word taken (1). *spun: the relax hints spent, for the estimate. */
+ * mutex's estimate plus 10, at most adaptive_spins relax hints (none on one
+ * cpu); true with the word taken (1). *spun: the relax hints spent, for the estimate. */
 FTHR_HIDDEN bool fthr_wait_adaptive(volatile int *w, int estimate, int *spun);
 
 /* Spin until cond holds or the budget is spent; the value is whether cond
