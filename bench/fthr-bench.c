@@ -199,6 +199,24 @@ struct cworker {
 static pthread_mutex_t cm = PTHREAD_MUTEX_INITIALIZER;
 static long cm_count;
 static volatile int stop_flag;
+
+/* Run n workers of fn for secs seconds: ws is an array of n structs of
+ * 'size' bytes, each starting with its pthread_t, and each worker gets its
+ * own struct; they run until stop_flag is set, then are joined. */
+static void run_workers(void *ws, size_t size, int n, void *(*fn)(void *), double secs)
+{
+	char *p = ws;
+	pthread_t t;
+
+	for (int i = 0; i < n; i++) {
+		pthread_create(&t, NULL, fn, p + (size_t)i * size);
+		*(pthread_t *)(p + (size_t)i * size) = t; /* (no worker reads it) */
+	}
+	usleep((useconds_t)(secs * 1e6));
+	stop_flag = 1;
+	for (int i = 0; i < n; i++)
+		pthread_join(*(pthread_t *)(p + (size_t)i * size), NULL);
+}
 static int cs_units;
 
 static void *contend_worker(void *arg)
@@ -228,12 +246,8 @@ static int bench_contend(int argc, char **argv)
 
 	cs_units = (argc > 1 && !strcmp(argv[1], "1us")) ? 400 : 0;
 	t0 = now(CLOCK_MONOTONIC);
-	for (i = 0; i < threads; i++)
-		pthread_create(&w[i].t, NULL, contend_worker, &w[i]);
-	usleep((useconds_t)(secs * 1e6));
-	stop_flag = 1;
+	run_workers(w, sizeof(*w), threads, contend_worker, secs);
 	for (i = 0; i < threads; i++) {
-		pthread_join(w[i].t, NULL);
 		total += w[i].ops;
 		sink += w[i].acc;
 		mn = (mn < 0 || w[i].ops < mn) ? w[i].ops : mn;
@@ -536,14 +550,10 @@ static int bench_rwlock(int argc, char **argv)
 	write_pct = argc > 1 ? atoi(argv[1]) : 1;
 	rw_work = argc > 3 ? atoi(argv[3]) : 20;
 	t0 = now(CLOCK_MONOTONIC);
-	for (i = 0; i < threads; i++) {
+	for (i = 0; i < threads; i++)
 		w[i].seed = (unsigned)i + 1;
-		pthread_create(&w[i].t, NULL, rw_worker, &w[i]);
-	}
-	usleep((useconds_t)(secs * 1e6));
-	stop_flag = 1;
+	run_workers(w, sizeof(*w), threads, rw_worker, secs);
 	for (i = 0; i < threads; i++) {
-		pthread_join(w[i].t, NULL);
 		total += w[i].ops;
 		writes += w[i].writes;
 		sink += w[i].acc;
@@ -655,14 +665,10 @@ static int bench_acquire(int argc, char **argv)
 	memset(w, 0, (size_t)threads * sizeof(*w));
 	lat_rw = argc > 1 && !strcmp(argv[1], "rwlock");
 	lat_units = argc > 2 && !strcmp(argv[2], "1us") ? 400 : 0;
-	for (i = 0; i < threads; i++) {
+	for (i = 0; i < threads; i++)
 		w[i].seed = (unsigned)i + 1;
-		pthread_create(&w[i].t, NULL, lat_worker, &w[i]);
-	}
-	usleep((useconds_t)(secs * 1e6));
-	stop_flag = 1;
+	run_workers(w, sizeof(*w), threads, lat_worker, secs);
 	for (i = 0; i < threads; i++) {
-		pthread_join(w[i].t, NULL);
 		total += w[i].ops;
 		sink += w[i].acc;
 		mn = mn < 0 || w[i].ops < mn ? w[i].ops : mn;
@@ -873,12 +879,8 @@ static int bench_freebsd(int argc, char **argv)
 	int i;
 
 	cs_units = 0;
-	for (i = 0; i < 4; i++)
-		pthread_create(&w[i].t, NULL, contend_worker, &w[i]);
-	usleep((useconds_t)(secs * 1e6));
-	stop_flag = 1;
+	run_workers(w, sizeof(*w), 4, contend_worker, secs);
 	for (i = 0; i < 4; i++) {
-		pthread_join(w[i].t, NULL);
 		total += w[i].ops;
 	}
 	if (total != cm_count)
