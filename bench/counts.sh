@@ -3,7 +3,8 @@
 # do per acquisition at 2-64 threads, counted by an invariants build of
 # fthr (LIB, e.g. bench/libfthr-invariants.so; lib/futex.h, struct
 # fthr_counts): futex waits, futex wakes and the threads they woke, spins,
-# and the most threads spinning at once. BIN is bench/fthr-bench ("acquire":
+# the most threads spinning at once, and the mutex's hand-offs to a
+# starving sleeper (lib/lll.h). BIN is bench/fthr-bench ("acquire":
 # tiny critical sections, rwlock half writes, SECONDS each, default 0.5).
 set -u
 bin=${1:?usage: counts.sh BIN LIB}
@@ -15,8 +16,8 @@ trap 'rm -rf "$tmp"' EXIT
 echo
 echo "### Waits per acquisition, $(nproc) cpus (invariants build)"
 echo
-echo "| lock | threads | acquisitions | futex waits | futex wakes | woken | spins | most spinning at once |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| lock | threads | acquisitions | futex waits | futex wakes | woken | spins | most spinning at once | hand-offs |"
+echo "|---|---|---|---|---|---|---|---|---|"
 rc=0
 for l in mutex rwlock; do
 	for t in 2 4 8 16 32 64; do
@@ -31,9 +32,9 @@ for l in mutex rwlock; do
 		fi
 		awk -v l=$l -v t=$t -v ops="$ops" '{
 			for (i = 3; i <= NF; i++) { split($i, kv, "="); c[kv[1]] = kv[2] }
-			printf "| %s | %d | %d | %.4f | %.4f | %.4f | %.4f | %d |\n", l, t, ops,
+			printf "| %s | %d | %d | %.4f | %.4f | %.4f | %.4f | %d | %d |\n", l, t, ops,
 				c["futex_waits"] / ops, c["futex_wakes"] / ops, c["woken"] / ops,
-				c["spins"] / ops, c["spinners_most"] }' <<<"$counts"
+				c["spins"] / ops, c["spinners_most"], c["handoffs"] }' <<<"$counts"
 	done
 done
 exit $rc

@@ -109,6 +109,8 @@ class MutexPrinter(Printer):
             w = lock & 0x7FFFF if kind & PRIO_PROTECT else lock
             if w == 0:
                 state = "unlocked"
+            elif w == 3:  # lib/lll.h: the hand-off
+                state = "handed to a starving waiter, not taken yet"
             else:
                 state = "locked by %s" % who(owner)
                 if w == 2:

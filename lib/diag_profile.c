@@ -155,9 +155,9 @@ static void profile_report(void)
 	profile_wait_settings();
 #ifdef FTHR_INVARIANTS
 	fthr_diag_out("fthr-profile: counts: futex_waits=%ld futex_wakes=%ld woken=%ld "
-		      "spins=%ld spinners_most=%ld\n",
+		      "spins=%ld spinners_most=%ld handoffs=%ld\n",
 		      fthr_counts.futex_waits, fthr_counts.futex_wakes, fthr_counts.woken,
-		      fthr_counts.spins, fthr_counts.spinners_most);
+		      fthr_counts.spins, fthr_counts.spinners_most, fthr_counts.handoffs);
 #endif
 	fthr_diag_out("fthr-profile: top %d by wait time (ms); cond and sem count waits\n",
 		      n < fthr_diag_env.profile_top ? n : fthr_diag_env.profile_top);

@@ -22,6 +22,18 @@
 FTHR_HIDDEN int fthr_futex_wait(volatile int *addr, int expect, bool shared,
 				clockid_t clk, const struct timespec *abstime);
 
+/* Sleepers of two kinds on one word (Linux's futex bitsets): a wait with
+ * 'bits' is woken by fthr_futex_wake, and by fthr_futex_wake_bits with a
+ * mask that shares a bit with them. Where the backend has no bitsets
+ * (fthr_futex_has_bits false) every wake wakes any sleeper, and callers
+ * must not rely on the difference. bits is never 0. */
+extern const bool fthr_futex_has_bits FTHR_HIDDEN;
+FTHR_HIDDEN int fthr_futex_wait_bits(volatile int *addr, int expect, bool shared,
+				     clockid_t clk, const struct timespec *abstime,
+				     unsigned bits);
+FTHR_HIDDEN int fthr_futex_wake_bits(volatile int *addr, int n, bool shared,
+				     unsigned bits);
+
 /* Sleep until the absolute deadline abstime on clk (NULL: for ever),
  * on a word nobody wakes: what a caller that waits for itself gets (a
  * relock, a writer holding its own read). abstime, if any, passed
@@ -55,10 +67,10 @@ FTHR_HIDDEN int fthr_futex_wake(volatile int *addr, int n, bool shared);
 /* The invariants build (FTHR_INVARIANTS) counts what the waits did, for
  * the profile's report and bench/counts.sh: futex waits, wakes and the
  * threads they woke (not the PI calls), spins (wait.h), the threads
- * spinning now and the most at once. Relaxed atomics on shared lines: a
+ * spinning now and the most at once, and a mutex's hand-offs (lll.h). Relaxed atomics on shared lines: a
  * figure of how often, not of speed. The other builds count nothing. */
 struct fthr_counts {
-	long futex_waits, futex_wakes, woken, spins, spinning, spinners_most;
+	long futex_waits, futex_wakes, woken, spins, spinning, spinners_most, handoffs;
 };
 #ifdef FTHR_INVARIANTS
 extern struct fthr_counts fthr_counts FTHR_HIDDEN;

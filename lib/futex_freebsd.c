@@ -106,6 +106,22 @@ int fthr_futex_wait(volatile int *addr, int expect, bool shared,
 	return r;
 }
 
+/* No bitsets: every sleeper is of any kind (futex.h). */
+const bool fthr_futex_has_bits = false;
+
+int fthr_futex_wait_bits(volatile int *addr, int expect, bool shared,
+			 clockid_t clk, const struct timespec *abstime, unsigned bits)
+{
+	(void)bits;
+	return fthr_futex_wait(addr, expect, shared, clk, abstime);
+}
+
+int fthr_futex_wake_bits(volatile int *addr, int n, bool shared, unsigned bits)
+{
+	(void)bits;
+	return fthr_futex_wake(addr, n, shared);
+}
+
 /* UMTX_OP_WAKE does not say how many it woke. */
 const bool fthr_futex_counts_exact = false;
 

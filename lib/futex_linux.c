@@ -4,7 +4,8 @@
  * Waits use FUTEX_WAIT_BITSET with FUTEX_BITSET_MATCH_ANY so the deadline is
  * absolute, on CLOCK_MONOTONIC by default or CLOCK_REALTIME with
  * FUTEX_CLOCK_REALTIME (a realtime wait follows settimeofday, a monotonic one
- * does not). Wakes are plain FUTEX_WAKE, which matches any bitset.
+ * does not). Wakes are plain FUTEX_WAKE, which matches any bitset, or
+ * FUTEX_WAKE_BITSET for the sleepers of one kind (futex.h).
  * FUTEX_PRIVATE_FLAG unless the object is pshared.
  */
 #include "config.h"
@@ -30,8 +31,10 @@ static inline long sys_futex(volatile int *uaddr, int op, int val,
 			     (long)uaddr2, val3);
 }
 
-int fthr_futex_wait(volatile int *addr, int expect, bool shared,
-		    clockid_t clk, const struct timespec *abstime)
+const bool fthr_futex_has_bits = true;
+
+int fthr_futex_wait_bits(volatile int *addr, int expect, bool shared,
+			 clockid_t clk, const struct timespec *abstime, unsigned bits)
 {
 	int op = FUTEX_WAIT_BITSET;
 	long r;
@@ -39,8 +42,7 @@ int fthr_futex_wait(volatile int *addr, int expect, bool shared,
 	if (abstime && clk == CLOCK_REALTIME)
 		op |= FUTEX_CLOCK_REALTIME;
 	FTHR_COUNT(futex_waits, 1);
-	r = sys_futex(addr, priv(op, shared), expect, (long)abstime, NULL,
-		      FUTEX_BITSET_MATCH_ANY);
+	r = sys_futex(addr, priv(op, shared), expect, (long)abstime, NULL, (int)bits);
 	if (r == 0)
 		return 0;
 	/* EAGAIN, EINTR, ETIMEDOUT are the answers callers act on; anything
@@ -48,11 +50,27 @@ int fthr_futex_wait(volatile int *addr, int expect, bool shared,
 	return (int)-r;
 }
 
+int fthr_futex_wait(volatile int *addr, int expect, bool shared,
+		    clockid_t clk, const struct timespec *abstime)
+{
+	return fthr_futex_wait_bits(addr, expect, shared, clk, abstime,
+				    FUTEX_BITSET_MATCH_ANY);
+}
+
 /* A wait returns 0 only once a wake unqueued it (the kernel's futex_wait:
  * an unqueue that finds the waiter gone wins over a timeout or a signal;
  * a wait interrupted otherwise is restarted or returns EINTR), and wakes
  * count what they unqueued. */
 const bool fthr_futex_counts_exact = true;
+
+int fthr_futex_wake_bits(volatile int *addr, int n, bool shared, unsigned bits)
+{
+	long r = sys_futex(addr, priv(FUTEX_WAKE_BITSET, shared), n, 0, NULL, (int)bits);
+
+	FTHR_COUNT(futex_wakes, 1);
+	FTHR_COUNT(woken, r < 0 ? 0 : r);
+	return r < 0 ? 0 : (int)r;
+}
 
 int fthr_futex_wake(volatile int *addr, int n, bool shared)
 {

@@ -1,17 +1,100 @@
-/* lib/lll.c: the sleeping half of the low-level lock (protocol in lll.h). */
+/* lib/lll.c: the sleeping half of the low-level lock and its hand-off
+ * (protocol in lll.h). */
 #include "config.h"
 #include "lll.h"
 
-int fthr_lll_wait(volatile int *w, bool shared, clockid_t clk,
-		  const struct timespec *abstime)
+#define FAIR_COUNT 0xffu
+#define FAIR_GEN_SHIFT 8
+#define FAIR_TICK_SHIFT 16
+
+/* The process's fork generation (self.h), modulo 256. */
+static inline unsigned fair_gen(void)
 {
-	/* Already marked: sleep before writing the contended line again. */
-	if (a_load_relaxed(w) == 2)
-		goto sleep;
-	while (a_swap_acquire(w, 2) != 0) {
-	sleep:
-		if (fthr_futex_wait(w, 2, shared, clk, abstime) == ETIMEDOUT)
+	return ((unsigned)a_load_relaxed(&fthr_fork_gen) / FTHR_FORK_GEN_STEP) & 0xffu;
+}
+
+/* The starving sleepers fair word f counts: 0 if another generation
+ * counted them. */
+static inline unsigned fair_count(unsigned f)
+{
+	return ((f >> FAIR_GEN_SHIFT) & 0xffu) == fair_gen() ? f & FAIR_COUNT : 0;
+}
+
+/* Count the caller in; false if the count is full. */
+static bool fair_mark(volatile int *fair)
+{
+	unsigned f = (unsigned)a_load_relaxed(fair), n, g = fair_gen();
+
+	do {
+		if ((n = fair_count(f)) == FAIR_COUNT)
+			return false;
+	} while (!__atomic_compare_exchange_n(fair, (int *)&f,
+					      (int)((f & ~0xffffu) | g << FAIR_GEN_SHIFT | (n + 1)),
+					      false, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+	return true;
+}
+
+int fthr_lll_wait(volatile int *w, bool shared, clockid_t clk,
+		  const struct timespec *abstime, volatile int *fair)
+{
+	unsigned bits = fair ? FTHR_LLL_PLAIN : ~0u;
+	bool may_starve = fair && !abstime, starving = false;
+	struct timespec since;
+	int v = a_load_relaxed(w);
+
+	if (may_starve)
+		fthr_wait_fair_start(&since);
+	for (;;) {
+		/* 2: marked already, sleep before writing the contended line
+		 * again; 3: handed to a starving sleeper */
+		if (v != 2 && (v != 3 || starving)) {
+			v = a_swap_acquire(w, 2);
+			if (v == 0 || v == 3)
+				break;
+			v = 2;
+		}
+		if (fthr_futex_wait_bits(w, v, shared, clk, abstime, bits) == ETIMEDOUT)
 			return ETIMEDOUT;
+		if (may_starve && !starving && fthr_wait_fair_due(&since) && fair_mark(fair)) {
+			starving = true;
+			bits = FTHR_LLL_STARVING;
+		}
+		v = a_load_relaxed(w);
 	}
+	if (starving)
+		__atomic_fetch_sub(fair, 1, __ATOMIC_RELAXED);
 	return 0;
+}
+
+bool fthr_lll_hand_off(volatile int *w, volatile int *fair)
+{
+	unsigned f = (unsigned)a_load_relaxed(fair), tick;
+	int zero = 0, three = 3;
+
+	if (!fair_count(f))
+		return false;
+	tick = fthr_wait_fair_tick() & 0xffffu;
+	if (f >> FAIR_TICK_SHIFT == tick)
+		return false;
+	/* release: the critical section before it is the taker's */
+	if (!__atomic_compare_exchange_n(w, &zero, 3, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_RELAXED))
+		return false;
+	/* The count read above may be stale: since the SWAP(0), its sleeper
+	 * may have taken the lock, counted itself out and let go (this CAS
+	 * read its release). Read it again: a count now has a sleeper inside
+	 * fthr_lll_wait that leaves only with the lock, which is 3. None:
+	 * take the 3 back (a waiter whose SWAP(2) took it first holds the
+	 * lock, and its unlock wakes the next: no wake is owed). */
+	f = (unsigned)a_load_relaxed(fair);
+	if (!fair_count(f))
+		return !__atomic_compare_exchange_n(w, &three, 0, false, __ATOMIC_RELEASE,
+						    __ATOMIC_RELAXED);
+	while (!__atomic_compare_exchange_n(fair, (int *)&f,
+					    (int)((f & 0xffffu) | tick << FAIR_TICK_SHIFT),
+					    false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+	FTHR_COUNT(handoffs, 1);
+	fthr_futex_wake_bits(w, 1, false, FTHR_LLL_STARVING);
+	return true;
 }

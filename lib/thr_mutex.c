@@ -17,7 +17,9 @@
  *            same way (a re-take spins without the patience: the
  *            signaller is about to let go), or, woken in a herd, with
  *            SWAP(2) only: if that returned non-zero, sleep as above.
- *   unlock   SWAP(0); if the old value was 2, futex_wake(word, 1).
+ *   unlock   SWAP(0); if the old value was 2, futex_wake(word, 1), or, on
+ *            a mutex with starving sleepers, a hand-off (lll.h: the word
+ *            goes 0->3, and a starving sleeper takes it).
  *   plain    in a process with a single thread, a private mutex's word is
  *            read and written without atomic read-modify-writes (the same
  *            transitions; nobody else can see them).
@@ -34,7 +36,12 @@
  *             (process-shared mutexes only: fthr's destroy reads the word
  *             too) plus threads in a condition wait with the mutex, less
  *             unlocks of an unlocked normal or adaptive mutex
- *   __spins   adaptive mutexes: running estimate of the spins that pay off
+ *   __spins   adaptive mutexes: running estimate of the spins that pay off;
+ *             process-private normal, recursive and errorcheck ones: the
+ *             int there (on x86 __spins and __elision, on 32-bit layouts
+ *             the union with __list, which only robust mutexes use) is
+ *             the fair word of lll.h, written by waiters and unlockers
+ *             (fair_word below)
  *   __kind    type and flag bits, glibc's values (see fthr_impl.h)
  *
  * Robust mutexes keep the tid in the word instead (thr_mutex_robust.c), and
@@ -62,6 +69,25 @@
 static inline volatile int *lockword(pthread_mutex_t *m)
 {
 	return &m->__data.__lock;
+}
+
+/* The int at __spins holds a fair word on every layout. */
+_Static_assert(offsetof(pthread_mutex_t, __data.__spins) % sizeof(int) == 0 &&
+		       offsetof(pthread_mutex_t, __data.__spins) + sizeof(int) <=
+			       sizeof(pthread_mutex_t),
+	       "an int at __spins");
+
+/* The fair word (lll.h) of a mutex whose sleepers may be handed the lock:
+ * a process-private one of type normal, recursive or errorcheck and no
+ * other bit (not adaptive: __spins is its estimate, and an adaptive
+ * mutex asks for glibc's barging); NULL for the others, and where the
+ * futex layer has no bitsets. */
+static inline volatile int *fair_word(pthread_mutex_t *m, int kind)
+{
+	if (!fthr_futex_has_bits || (kind & ~FTHR_MUTEX_KIND_MASK) ||
+	    kind == PTHREAD_MUTEX_ADAPTIVE_NP)
+		return NULL;
+	return (volatile int *)(void *)&m->__data.__spins;
 }
 
 static inline int mutex_kind(const pthread_mutex_t *m)
@@ -110,18 +136,23 @@ static inline void mutex_took(pthread_mutex_t *m, int tid, int kind)
 }
 
 /* Out of line, so that the unlock fast path needs no stack frame: a
- * marked word (2) wakes one sleeper. An unlocked one (0: the unlock of an
+ * marked word (2, or 3 after a stray unlock) is handed off (lll.h) or
+ * wakes one sleeper. An unlocked one (0: the unlock of an
  * unlocked normal or adaptive mutex, which POSIX leaves undefined and
  * glibc lets pass) counts as glibc counts it: __nusers goes down, so a
  * later pthread_mutex_destroy fails with EBUSY as glibc's does
  * (mutex_release already did that for a process-shared mutex). */
 static FTHR_NOINLINE int word_released(pthread_mutex_t *m, int old, int kind)
 {
+	volatile int *fair = fair_word(m, kind);
+
 	if (old == 0) {
 		if (!(kind & FTHR_MUTEX_PSHARED))
 			m->__data.__nusers--;
 		return 0;
 	}
+	if (fair && !plain_ok(kind) && fthr_lll_hand_off(lockword(m), fair))
+		return 0;
 	fthr_futex_wake(lockword(m), 1, kind & FTHR_MUTEX_PSHARED);
 	return 0;
 }
@@ -165,7 +196,7 @@ static int mutex_wait(pthread_mutex_t *m, int kind, clockid_t clk,
 		    ? !fthr_wait_adaptive(lockword(m), m->__data.__spins, &spun)
 		    : !fthr_wait_word_spin(lockword(m), true)) {
 		r = fthr_lll_wait(lockword(m), kind & FTHR_MUTEX_PSHARED, clk,
-				  timed ? abstime : NULL);
+				  timed ? abstime : NULL, fair_word(m, kind));
 		if (r)
 			return r;
 	}
@@ -358,7 +389,7 @@ int fthr_mutex_cond_unlock(pthread_mutex_t *m, unsigned *saved)
 int fthr_mutex_cond_lock(pthread_mutex_t *m, unsigned saved, enum fthr_relock how)
 {
 	volatile int *w = lockword(m);
-	int kind = mutex_kind(m), r;
+	int kind = mutex_kind(m), r, old;
 
 	if (kind & (FTHR_MUTEX_ROBUST | FTHR_MUTEX_PRIO_INHERIT | FTHR_MUTEX_PRIO_PROTECT)) {
 		r = (kind & FTHR_MUTEX_PRIO_INHERIT)
@@ -374,12 +405,14 @@ int fthr_mutex_cond_lock(pthread_mutex_t *m, unsigned saved, enum fthr_relock ho
 	}
 	/* Like a plain lock, but it may spin at once, while the signaller
 	 * (typically about to wait itself, or to unlock) lets go; a herd's
-	 * waiter queues at once (mutex.h). */
-	if (how == FTHR_RELOCK_QUEUE ? a_swap_acquire(w, 2) != 0
+	 * waiter queues at once (mutex.h; a SWAP(2) that returns 3 took a
+	 * hand-off, lll.h). */
+	if (how == FTHR_RELOCK_QUEUE ? (old = a_swap_acquire(w, 2)) != 0 && old != 3
 	    : !fthr_lll_trylock(w) &&
 		      !(how == FTHR_RELOCK_YIELD && fthr_wait_relock_yield(w)) &&
 		      !fthr_wait_word_spin(w, false))
-		fthr_lll_wait(w, kind & FTHR_MUTEX_PSHARED, CLOCK_MONOTONIC, NULL);
+		fthr_lll_wait(w, kind & FTHR_MUTEX_PSHARED, CLOCK_MONOTONIC, NULL,
+			      fair_word(m, kind));
 	mutex_took(m, fthr_tid(), kind);
 	m->__data.__count = saved;
 	m->__data.__nusers--; /* counted all the wait */

@@ -89,7 +89,7 @@ bool fthr_wait_word_spin(volatile int *w, bool patient)
 		fthr_crowd_count();
 		return false;
 	}
-	if ((v = a_load_relaxed(w)) == 2)
+	if ((v = a_load_relaxed(w)) >= 2) /* 3: handed off (lll.h) */
 		return false;
 	if (!fthr_spin_may()) { /* one look, the closing yield */
 		if (v == 1) {
@@ -157,6 +157,32 @@ void fthr_spin_yield_timed(void)
 	    fthr_wait_tune.yield_long_us * 1000L)
 		fthr_waiter_rec.crowd_left = fthr_wait_tune.crowd_waits;
 }
+
+/* ---- eventual fairness (wait.h) ---- */
+
+bool fthr_wait_fair_due(const struct timespec *since)
+{
+	long us = fthr_wait_tune.fair_us;
+	struct timespec now;
+
+	if (us == 0)
+		return false;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - since->tv_sec) * 1000000L + (now.tv_nsec - since->tv_nsec) / 1000 >= us;
+}
+
+unsigned fthr_wait_fair_tick(void)
+{
+	unsigned us = (unsigned)fthr_wait_tune.fair_us;
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return us ? (unsigned)(((unsigned long long)now.tv_sec * 1000000u +
+				(unsigned long long)now.tv_nsec / 1000u) / us)
+		  : 0;
+}
+
+/* ---- the machine's count (wait.h) ---- */
 
 int fthr_machine_crowded;
 static unsigned crowd_next;	/* CLOCK_MONOTONIC us (mod 2^32) of the next look */

@@ -4,7 +4,8 @@
  * The objects keep their futex protocols (what verify/ models): which word
  * a waiter sleeps on, who wakes whom. Between "busy" and "sleep in the
  * kernel" they ask this module:
- *   a lock word (lll.h, mutexes)      fthr_wait_word_spin
+ *   a lock word (lll.h, mutexes)      fthr_wait_word_spin, and for the
+ *                                     hand-off fthr_wait_fair_*
  *   an adaptive mutex                 fthr_wait_adaptive
  *   any other lock (rwlocks)          fthr_wait_patience, FTHR_WAIT_LOCK(_OR)
  *   an event (semaphores, barriers)   FTHR_WAIT_EVENT
@@ -60,6 +61,9 @@
  *   A wait for an event that comes once (a condition waiter re-taking the
  *   mutex its signaller is about to release) looks at once, and so does a
  *   wait on a lock that has sleepers queued already: it queues behind them.
+ * - Eventual fairness. A sleeper on a mutex that has waited fair_us is
+ *   starving, and a mutex hands itself to a starving sleeper at most once
+ *   every fair_us (the protocol, and why: lll.h).
  * The condition variable's rules (batching, the relock yield, a young
  * condition, a herd) are stated in wait.c beside their code.
  */
@@ -211,6 +215,20 @@ static inline void fthr_spin_learn(int budget, bool won)
 
 	fthr_waiter_rec.spin = b > hi ? hi : b < lo ? lo : b;
 }
+
+/* ---- eventual fairness (lll.h's hand-off) ---- */
+
+/* A sleeper's wait begins. */
+static inline void fthr_wait_fair_start(struct timespec *since)
+{
+	clock_gettime(CLOCK_MONOTONIC, since);
+}
+
+/* It has waited fair_us: it is starving (never, with fair_us 0). */
+FTHR_HIDDEN bool fthr_wait_fair_due(const struct timespec *since);
+
+/* The clock in fair_us ticks (any value, with fair_us 0). */
+FTHR_HIDDEN unsigned fthr_wait_fair_tick(void);
 
 /* ---- the calls the objects make ---- */
 

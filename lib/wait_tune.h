@@ -24,6 +24,9 @@
 	X(crowd_period_us, 1000, 1, 999999)                                    \
 	/* tried by a thread at every this-many-th busy wait */                \
 	X(crowd_tick, 16, 1, 1000000)                                          \
+	/* a mutex sleeper that waited this long is handed the lock (lll.h), */\
+	/* and a lock is handed off at most this often; 0: never */            \
+	X(fair_us, 1000, 0, 999999)                                            \
 	/* an adaptive mutex's spin bound, relax hints (glibc's default) */    \
 	X(adaptive_spins, 100, 0, 1000000)                                     \
 	/* a condition waiter's batching: the probe's relax hints, */          \

@@ -7,7 +7,8 @@
 # (the cpus counted are those it was started with), and under a cgroup v1
 # CPU quota of one cpu's time (root; two threads still run at once for
 # part of each period); a wake never wakes
-# more threads than waited; the table has a row with figures for every
+# more threads than waited; a mutex whose sleepers starve is handed off to
+# them, unless fair_us is 0; the table has a row with figures for every
 # lock and thread count.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,7 +27,7 @@ run() { # CPUS BENCH ARGS... (CGROUP: a v1 cpu cgroup to run in)
 	rm -f "$tmp/p"
 	# (the profile is the program's: not timeout's, nor taskset's)
 	timeout 60 taskset -c "$cpus" sh -c '[ -z "$1" ] || echo $$ >"$1/cgroup.procs" || exit 1
-		shift; exec "$@"' sh "${CGROUP:-}" env FTHR_PROFILE="$tmp/p" LD_PRELOAD="$inv" \
+		shift; exec "$@"' sh "${CGROUP:-}" env FTHR_PROFILE="$tmp/p" ${FTHR_WAIT:+"FTHR_WAIT=$FTHR_WAIT"} LD_PRELOAD="$inv" \
 		"$bin" "$@" >"$tmp/out" 2>&1 ||
 		{ echo "FAIL: acquire $* on cpus $cpus: $(cat "$tmp/out")"; fail=1; return 1; }
 	grep -q '^fthr-profile: counts:' "$tmp/p" ||
@@ -73,10 +74,24 @@ else
 	echo "(no cgroup v1 cpu controller to write, or not root: the quota case skipped)"
 fi
 
+# a mutex whose sleepers wait past fair_us hands itself off to them (lll.h;
+# 16 threads on the cpus given, 1 us sections: sleepers wait milliseconds),
+# and with fair_us=0 never does
+for try in 1 2 3; do
+	run 0-$(($(nproc) - 1)) acquire 16 mutex 1us p99 0.5 || break
+	h=$(counts handoffs)
+	[ "$h" -gt 0 ] && break
+	[ $try = 3 ] && { echo "FAIL: 16 threads on a mutex: handoffs=$h in 3 tries, want > 0"; fail=1; }
+done
+if FTHR_WAIT=fair_us=0 run 0-$(($(nproc) - 1)) acquire 16 mutex 1us p99 0.5; then
+	h=$(counts handoffs)
+	[ "$h" = 0 ] || { echo "FAIL: fair_us=0: handoffs=$h, want 0"; fail=1; }
+fi
+
 # the table: 12 rows of figures
 SECONDS_EACH=0.05 bash "$top/bench/counts.sh" "$bin" "$inv" >"$tmp/table" 2>&1 ||
 	{ echo "FAIL: bench/counts.sh: $(cat "$tmp/table")"; fail=1; }
-rows=$(grep -cE '^\| (mutex|rwlock) \| [0-9]+ \| [1-9][0-9]* \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9]+ \|$' "$tmp/table")
+rows=$(grep -cE '^\| (mutex|rwlock) \| [0-9]+ \| [1-9][0-9]* \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9]+ \| [0-9]+ \|$' "$tmp/table")
 [ "$rows" = 12 ] || { echo "FAIL: bench/counts.sh: $rows rows of 12"; cat "$tmp/table"; fail=1; }
 
 [ $fail = 0 ] && echo "PASS: counts"

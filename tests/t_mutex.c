@@ -1,5 +1,6 @@
 /* tests/t_mutex.c: pthread mutexes, every type, with the system headers. */
 #include <limits.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -444,6 +445,273 @@ START_TEST(word_states_and_handoff)
 }
 END_TEST
 
+/* ---- eventual fairness: a starving sleeper is handed the mutex ---- */
+
+/* The starving sleepers a mutex's fair word counts (lib/lll.h: the int at
+ * __spins, its low byte). */
+static int fair_starving(pthread_mutex_t *m)
+{
+	int f;
+
+	memcpy(&f, (char *)m + offsetof(pthread_mutex_t, __data.__spins), sizeof(f));
+	return f & 0xff;
+}
+
+static pthread_mutex_t fm;
+static int fm_got;
+
+static int a_load(int *p)
+{
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+static void *fair_sleeper(void *arg)
+{
+	(void)arg;
+	if (pthread_mutex_lock(&fm) != 0)
+		return (void *)1;
+	__atomic_store_n(&fm_got, 1, __ATOMIC_RELAXED);
+	if (pthread_mutex_unlock(&fm) != 0)
+		return (void *)2;
+	return NULL;
+}
+
+/* The holder sleeps 2 ms holding fm, unlocks and at once tries to take it
+ * again, round after round. A sleeper's wake-up takes microseconds, the
+ * holder's trylock nanoseconds: without the hand-off the holder wins every
+ * round, and the sleeper waits as long as the holder goes on. With it, the
+ * sleeper, which counts itself starving at its first wake-up after fair_us
+ * (1 ms), is handed fm at the next unlock: by the holder's trylock it has
+ * fm (EBUSY), or has had it already. */
+static int fair_rounds_to_hand_off(int type)
+{
+	pthread_t t;
+	int rounds, r = 0;
+
+	init_type(&fm, type, PTHREAD_PROCESS_PRIVATE);
+	fm_got = 0;
+	ck_assert_int_eq(pthread_mutex_lock(&fm), 0);
+	ck_assert_int_eq(pthread_create(&t, NULL, fair_sleeper, NULL), 0);
+	while (a_load(&fm.__data.__lock) != 2) /* the sleeper is queued */
+		usleep(100);
+	for (rounds = 0; rounds < 100; rounds++) {
+		usleep(2000);
+		ck_assert_int_eq(pthread_mutex_unlock(&fm), 0);
+		r = pthread_mutex_trylock(&fm);
+		if (r != 0 || __atomic_load_n(&fm_got, __ATOMIC_RELAXED))
+			break;
+	}
+	ck_assert(r == EBUSY || (r == 0 && fm_got));
+	if (r == 0)
+		ck_assert_int_eq(pthread_mutex_unlock(&fm), 0);
+	ck_assert_ptr_null(harness_join(t, 10));
+	ck_assert_int_eq(fm_got, 1);
+	ck_assert_int_eq(fair_starving(&fm), 0);
+	ck_assert_int_eq(fm.__data.__lock, 0);
+	ck_assert_int_eq(pthread_mutex_destroy(&fm), 0);
+	return rounds;
+}
+
+START_TEST(starving_sleeper_is_handed_the_mutex)
+{
+	/* _i: the type (normal, recursive, errorcheck); a co-runner that
+	 * delays the holder between its unlock and its trylock lets the
+	 * sleeper in earlier, never later */
+	ck_assert_int_lt(fair_rounds_to_hand_off(_i), 20);
+}
+END_TEST
+
+/* A child of fork() has none of its parent's sleepers: a starving count
+ * it inherits must not make an unlock hand the mutex to nobody (the
+ * mutex would stay taken: the child's next lock would sleep for ever). */
+START_TEST(fork_child_ignores_inherited_starving_count)
+{
+	pthread_t t;
+	pid_t pid;
+	int status, tries, i;
+
+	/* fm held, a sleeper queued that counts itself starving: it does at
+	 * its first wake-up 2 ms on, if the holder takes fm back first (the
+	 * sleeper may win that race, woken on the other cpu while the
+	 * holder's unlock is still in its system call: then again with a new
+	 * sleeper) */
+	for (tries = 0;; tries++) {
+		ck_assert_int_lt(tries, 50);
+		init_type(&fm, PTHREAD_MUTEX_NORMAL, PTHREAD_PROCESS_PRIVATE);
+		fm_got = 0;
+		ck_assert_int_eq(pthread_mutex_lock(&fm), 0);
+		ck_assert_int_eq(pthread_create(&t, NULL, fair_sleeper, NULL), 0);
+		while (a_load(&fm.__data.__lock) != 2) /* the sleeper is queued */
+			usleep(100);
+		usleep(2000);
+		ck_assert_int_eq(pthread_mutex_unlock(&fm), 0);
+		if (pthread_mutex_trylock(&fm) == 0) {
+			for (i = 0; i < 1000 && fair_starving(&fm) == 0 && !a_load(&fm_got); i++)
+				usleep(1000);
+			if (fair_starving(&fm) == 1)
+				break;
+			ck_assert_int_eq(pthread_mutex_unlock(&fm), 0);
+		}
+		ck_assert_ptr_null(harness_join(t, 10));
+		ck_assert_int_eq(fm_got, 1);
+	}
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		alarm(10);
+		if (pthread_mutex_unlock(&fm) != 0 || pthread_mutex_lock(&fm) != 0 ||
+		    pthread_mutex_unlock(&fm) != 0 || fm.__data.__lock != 0)
+			_exit(1);
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ck_assert_int_eq(pthread_mutex_unlock(&fm), 0);
+	ck_assert_ptr_null(harness_join(t, 10));
+	ck_assert_int_eq(fair_starving(&fm), 0);
+	ck_assert_int_eq(pthread_mutex_destroy(&fm), 0);
+}
+END_TEST
+
+/* Tiny sections, lockers and a busy process per cpu (a co-runner) that
+ * preempts them anywhere: between an unlock's SWAP(0) and its CAS 0->3 a
+ * starving sleeper may take the mutex, count itself out and let go, and
+ * the unlock must not hand off on the count it read before (lll.h;
+ * verify/mutex.pml -DSEED_FAIR_NORECHECK). A hand-off nobody takes leaves
+ * every locker asleep: the watchdog. */
+enum { FB_LOCKERS = 4 };
+static int fb_stop;
+static long fb_count, fb_done[FB_LOCKERS];
+
+static void *fair_locker(void *arg)
+{
+	long *done = arg;
+	volatile unsigned long x = 0;
+
+	while (!__atomic_load_n(&fb_stop, __ATOMIC_RELAXED)) {
+		if (pthread_mutex_lock(&fm) != 0)
+			return (void *)1;
+		fb_count++;
+		if (pthread_mutex_unlock(&fm) != 0)
+			return (void *)2;
+		++*done;
+		for (int i = 0; i < 20; i++) /* some work outside */
+			x = x * 31 + (unsigned long)i;
+	}
+	return NULL;
+}
+
+START_TEST(hand_off_beside_a_co_runner)
+{
+	int nbusy = (int)sysconf(_SC_NPROCESSORS_ONLN), status;
+	pthread_t lk[FB_LOCKERS];
+	pid_t busy[8];
+	long sum = 0;
+
+	nbusy = nbusy < 1 ? 1 : nbusy > 8 ? 8 : nbusy;
+	init_type(&fm, PTHREAD_MUTEX_NORMAL, PTHREAD_PROCESS_PRIVATE);
+	fb_stop = 0;
+	fb_count = 0;
+	memset(fb_done, 0, sizeof(fb_done));
+	for (int i = 0; i < nbusy; i++) {
+		busy[i] = fork();
+		ck_assert_int_ge(busy[i], 0);
+		if (busy[i] == 0) {
+			alarm(30);
+			for (;;)
+				;
+		}
+	}
+	for (int i = 0; i < FB_LOCKERS; i++)
+		ck_assert_int_eq(pthread_create(&lk[i], NULL, fair_locker, &fb_done[i]), 0);
+	usleep(500000);
+	__atomic_store_n(&fb_stop, 1, __ATOMIC_RELAXED);
+	for (int i = 0; i < FB_LOCKERS; i++)
+		ck_assert_ptr_null(harness_join(lk[i], 20));
+	for (int i = 0; i < nbusy; i++) {
+		kill(busy[i], SIGKILL);
+		ck_assert_int_eq(waitpid(busy[i], &status, 0), busy[i]);
+	}
+	for (int i = 0; i < FB_LOCKERS; i++)
+		sum += fb_done[i];
+	ck_assert_int_eq(fb_count, sum);
+	ck_assert_int_eq(fm.__data.__lock, 0);
+	ck_assert_int_eq(fair_starving(&fm), 0);
+}
+END_TEST
+
+/* Every way in at once, with holds long enough for sleepers to starve:
+ * lock, timedlock with deadlines that pass, trylock, condition waits.
+ * Nothing is lost, every hand-off is taken (a hand-off left untaken
+ * leaves the mutex taken for ever: the watchdog), and the counts go back
+ * to 0. */
+enum { FS_THREADS = 6, FS_ITERS = 300 };
+static pthread_cond_t fs_c = PTHREAD_COND_INITIALIZER;
+static long fs_count, fs_taken[FS_THREADS];
+
+static void *fair_stress_thread(void *arg)
+{
+	int me = (int)(intptr_t)arg, r;
+
+	for (int i = 0; i < FS_ITERS; i++) {
+		struct timespec dl = harness_deadline(CLOCK_MONOTONIC, (i % 3) + 1);
+
+		switch ((me + i) % 4) {
+		case 0:
+			r = pthread_mutex_clocklock(&fm, CLOCK_MONOTONIC, &dl);
+			break;
+		case 1:
+			r = pthread_mutex_trylock(&fm);
+			break;
+		default:
+			r = pthread_mutex_lock(&fm);
+		}
+		if (r == ETIMEDOUT || r == EBUSY)
+			continue;
+		if (r != 0)
+			return (void *)1;
+		fs_count++;
+		fs_taken[me]++;
+		if (i % 16 == 0)
+			usleep(1500);
+		if (i % 7 == 0) {
+			dl = harness_deadline(CLOCK_REALTIME, 1);
+			r = pthread_cond_timedwait(&fs_c, &fm, &dl);
+			if (r != 0 && r != ETIMEDOUT)
+				return (void *)2;
+		} else if (i % 5 == 0) {
+			pthread_cond_broadcast(&fs_c);
+		}
+		if (pthread_mutex_unlock(&fm) != 0)
+			return (void *)3;
+	}
+	return NULL;
+}
+
+START_TEST(fair_stress_every_way_in)
+{
+	pthread_t t[FS_THREADS];
+	long sum = 0;
+
+	init_type(&fm, _i, PTHREAD_PROCESS_PRIVATE);
+	fs_count = 0;
+	memset(fs_taken, 0, sizeof(fs_taken));
+	for (int i = 0; i < FS_THREADS; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, fair_stress_thread,
+						(void *)(intptr_t)i), 0);
+	for (int i = 0; i < FS_THREADS; i++)
+		ck_assert_ptr_null(harness_join(t[i], 60));
+	for (int i = 0; i < FS_THREADS; i++)
+		sum += fs_taken[i];
+	ck_assert_int_eq(sum, fs_count);
+	ck_assert_int_gt(fs_count, 0);
+	ck_assert_int_eq(fm.__data.__lock, 0);
+	if (_i != PTHREAD_MUTEX_ADAPTIVE_NP) /* (its __spins is its estimate) */
+		ck_assert_int_eq(fair_starving(&fm), 0);
+	ck_assert_int_eq(pthread_mutex_destroy(&fm), 0);
+}
+END_TEST
+
 /* ---- condition waits release and re-take every type of mutex ---- */
 static pthread_mutex_t qm;
 static pthread_cond_t qc = PTHREAD_COND_INITIALIZER;
@@ -713,6 +981,13 @@ int main(void)
 	tcase_add_loop_test(tc, destroy_busy_then_einval, PTHREAD_MUTEX_NORMAL,
 			    PTHREAD_MUTEX_ADAPTIVE_NP + 1);
 	tcase_add_test(tc, word_states_and_handoff);
+	tc = harness_tcase(s, "fairness", 120);
+	tcase_add_loop_test(tc, starving_sleeper_is_handed_the_mutex, PTHREAD_MUTEX_NORMAL,
+			    PTHREAD_MUTEX_ERRORCHECK + 1);
+	tcase_add_test(tc, fork_child_ignores_inherited_starving_count);
+	tcase_add_loop_test(tc, hand_off_beside_a_co_runner, 0, 8);
+	tcase_add_loop_test(tc, fair_stress_every_way_in, PTHREAD_MUTEX_NORMAL,
+			    PTHREAD_MUTEX_ADAPTIVE_NP + 1);
 	tc = harness_tcase(s, "signals", 20);
 	tcase_add_test(tc, signal_handler_trylock_while_waiting);
 	tc = harness_tcase(s, "condvar", 60);

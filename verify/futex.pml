@@ -3,7 +3,7 @@
  * Models lib/futex.h (fthr_futex_wait, fthr_futex_wake,
  * fthr_futex_cmp_requeue) and lib/host.c (fthr_futex_wait_cancelable) with
  * the kernel's semantics (lib/futex_linux.c: FUTEX_WAIT_BITSET, FUTEX_WAKE,
- * FUTEX_CMP_REQUEUE):
+ * FUTEX_WAKE_BITSET, FUTEX_CMP_REQUEUE):
  *
  *   memory    every futex word (and, for convenience, other shared ints a
  *             model wants to name by address) is mem[a], a = 1 .. NADDR-1;
@@ -21,6 +21,9 @@
  *             -DFUTEX_FIFO: the order of one priority level instead, oldest
  *             sleeper first (a requeued sleeper goes to the tail of the
  *             target's queue, as in the kernel).
+ *   bits      futex_wait_bits sleeps with a bitset, futex_wake_bits wakes
+ *             only the sleepers whose bitset shares a bit with its own;
+ *             plain waits and wakes match any.
  *   requeue   FUTEX_CMP_REQUEUE: if mem[a] != expect EAGAIN; else wake
  *             nwake of a's sleepers (any of them) and move up to nmove of
  *             the rest to sleep on a2.
@@ -93,6 +96,7 @@
 
 int mem[NADDR];			/* the futex words, by address */
 byte fsleep[NPROC];		/* address thread _pid sleeps on, 0: not asleep */
+byte fbits[NPROC];		/* its wait's bitset (FUTEX_WAIT_BITSET), 0: any */
 
 byte spur_left = SPURIOUS;	/* budgets of the optional events */
 byte eintr_left = EINTRS;
@@ -103,6 +107,11 @@ byte restart_left = RESTARTS;
 /* scratch of the atomic kernel operations (always 0 between operations,
  * so they add nothing to the state space) */
 byte fw_i, fw_c, fw_n, fw_m, fw_k;
+byte fw_b;			/* the wake's bitset, 0: any (FUTEX_WAKE) */
+
+/* sleeper p is on addr's queue and the wake's bitset matches its own */
+#define FMATCH(p, addr) (fsleep[p] == addr && \
+			 (fw_b == 0 || fbits[p] == 0 || (fbits[p] & fw_b) != 0))
 
 #ifdef FUTEX_FIFO
 /* FIFO variant (all threads of one priority: the kernel's plist order):
@@ -142,7 +151,7 @@ inline fq_oldest(addr)
 	fw_i = 0; fw_m = NPROC;
 	do
 	:: fw_i < NPROC -> if
-			  :: fsleep[fw_i] == addr &&
+			  :: FMATCH(fw_i, addr) &&
 			     (fw_m == NPROC || frank[fw_i] < frank[fw_m]) -> fw_m = fw_i
 			  :: else -> skip
 			  fi; fw_i++
@@ -192,7 +201,7 @@ inline futex_pick(addr, n, addr2, nmove, cnt)
 	fw_c = 0; fw_i = 0;
 	do
 	:: fw_i < NPROC -> if
-			  :: fsleep[fw_i] == addr -> fw_c++
+			  :: FMATCH(fw_i, addr) -> fw_c++
 			  :: else -> skip
 			  fi; fw_i++
 	:: else -> break
@@ -200,10 +209,10 @@ inline futex_pick(addr, n, addr2, nmove, cnt)
 	fw_i = 0; fw_n = n; fw_m = nmove;
 	do
 	:: fw_i >= NPROC -> break
-	:: fw_i < NPROC && fsleep[fw_i] != addr -> fw_i++
-	:: fw_i < NPROC && fsleep[fw_i] == addr && fw_n > 0 ->
+	:: fw_i < NPROC && !FMATCH(fw_i, addr) -> fw_i++
+	:: fw_i < NPROC && FMATCH(fw_i, addr) && fw_n > 0 ->
 		fsleep[fw_i] = 0; fw_n--; fw_c--; fw_i++; cnt++
-	:: fw_i < NPROC && fsleep[fw_i] == addr && fw_c > fw_n ->
+	:: fw_i < NPROC && FMATCH(fw_i, addr) && fw_c > fw_n ->
 		if
 		:: addr2 != 0 && fw_m > 0 -> fsleep[fw_i] = addr2; fw_m--; cnt++
 		:: else -> skip
@@ -271,6 +280,23 @@ inline futex_wait(addr, expect, ret, timed)
 	fi
 }
 
+/* futex(2) FUTEX_WAIT_BITSET with a bitset of the caller's:
+ * fthr_futex_wait_bits (bits 0: any, as futex_wait) */
+inline futex_wait_bits(addr, expect, ret, timed, bits)
+{
+	atomic {
+		if
+		:: mem[addr] != expect -> ret = F_EAGAIN
+		:: else -> fsleep[_pid] = addr; fbits[_pid] = bits; FQ_ENQUEUE(); ret = F_ASLEEP
+		fi
+	};
+	if
+	:: ret == F_ASLEEP -> futex_sleep(ret, timed, 0, addr, expect)
+	:: else -> skip
+	fi;
+	fbits[_pid] = 0
+}
+
 /* host.c fthr_futex_wait_cancelable: the same, and asynchronous
  * cancellation may strike while asleep or after the wait returned (the
  * wake-up the thread may have consumed is then the cleanup's business).
@@ -297,6 +323,13 @@ inline futex_wait_cancelable(addr, expect, ret, timed)
 inline futex_wake(addr, n)
 {
 	atomic { futex_pick(addr, n, 0, 0, fw_k); fw_k = 0 }
+}
+
+/* futex(2) FUTEX_WAKE_BITSET: fthr_futex_wake_bits(addr, n, bits), only
+ * the sleepers whose bitset shares a bit with bits */
+inline futex_wake_bits(addr, n, bits)
+{
+	atomic { fw_b = bits; futex_pick(addr, n, 0, 0, fw_k); fw_k = 0; fw_b = 0 }
 }
 
 /* the same, cnt = the result: how many it woke (cnt is 0 before) */

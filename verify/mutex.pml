@@ -17,6 +17,21 @@
  * deadlock / no lost wake-up: every futex sleep blocks until a futex_wake,
  * so a thread left asleep while the others finished is an invalid end state.
  *
+ * -DFAIR: the mutex's fair word (lll.h): sleepers count themselves
+ * starving at any wake-up (untimed ones only), unlocks hand off (CAS 0->3
+ * and a wake of the starving) whenever some are counted, or not (the
+ * tick); checked as well: no hand-off is left untaken (the last thread
+ * out finds the word 0 and no count).
+ *
+ * Seeded bugs (runs seeded/..., which must fail):
+ *   -DSEED_FAIR_NOTAKE  a starving waiter sleeps on 3 as the others do:
+ *             nobody takes the hand-off (invalid end state).
+ *   -DSEED_FAIR_NORECHECK  the unlock trusts the count it read before its
+ *             CAS 0->3: its sleeper may have taken the lock, counted
+ *             itself out and let go meanwhile, and nobody takes the 3.
+ *   -DSEED_FAIR_TIMED_MARK  timed waiters count themselves too: one that
+ *             times out leaves a count no sleeper stands behind, and the
+ *             hand-off it brings about is never taken.
  * Seeded bug (run seeded/mutex_unlock_nowake, which must fail):
  *   -DSEED_UNLOCK_NOWAKE  fthr_lll_unlock releases the word but skips the
  *             futex_wake when it was 2: a sleeper is never woken (invalid
@@ -29,8 +44,13 @@
 #define ITERS 2
 #endif
 #define NPROC NTHR
-#define NADDR 2
+#define NADDR 3
 #define M 1			/* the mutex's __data.__lock */
+#ifdef FAIR
+#define F 2			/* its fair word (lll.h), the starving count */
+#else
+#define F 0
+#endif
 
 #include "lll.pml"
 
@@ -66,7 +86,7 @@ inline mutex_wait(timed, ret)
 	:: true -> lll_spin(M, ok)	/* the other kinds */
 	fi;
 	if
-	:: !ok -> lll_wait(M, timed, ret)
+	:: !ok -> lll_wait_fair(M, F, timed, ret)
 	:: else -> skip
 	fi;
 	ok = 0
@@ -103,8 +123,8 @@ inline mutex_cond_lock_queue(got)
 {
 	atomic { lold = mem[M]; mem[M] = 2 };
 	if
-	:: lold != 0 -> lold = 0; lll_wait(M, 0, lret); lret = 0
-	:: else -> skip
+	:: lold != 0 && lold != 3 -> lold = 0; lll_wait_fair(M, F, 0, lret); lret = 0
+	:: else -> lold = 0	/* 0, or 3: a hand-off taken */
 	fi;
 	got = 1
 }
@@ -118,10 +138,14 @@ inline mutex_unlock()
 	 * calls futex_wake(w, 1), even when the old value was 2 */
 	atomic { lold = mem[M]; mem[M] = 0 };
 	lold = 0
+#elif defined(FAIR)
+	lll_unlock_fair(M, F)
 #else
 	lll_unlock(M)
 #endif
 }
+
+byte done;			/* threads finished */
 
 active [NTHR] proctype thread()
 {
@@ -150,5 +174,14 @@ active [NTHR] proctype thread()
 		fi;
 		i++
 	:: else -> break
-	od
+	od;
+	/* the last one out: the mutex is free, nobody counted starving (a
+	 * hand-off nobody took would leave 3) */
+	atomic {
+		done++;
+		if
+		:: done == NTHR -> assert(mem[M] == 0 && mem[F] == 0)
+		:: else -> skip
+		fi
+	}
 }

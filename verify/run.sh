@@ -43,6 +43,9 @@ mkdir "$scratch/src" && cp "$dir"/*.pml "$scratch/src/" || exit 2
 runs() {
 cat <<'EOF'
 mutex|mutex.pml|-DTIMEOUTS=1 -DSPURIOUS=1|safety||ok|
+mutex-fair|mutex.pml|-DFAIR -DTIMEOUTS=1|safety||ok|
+mutex-fair-spurious|mutex.pml|-DFAIR -DSPURIOUS=1|safety||ok|
+mutex-fair-fifo|mutex.pml|-DFAIR -DFUTEX_FIFO -DTIMEOUTS=1|safety||ok|
 robust|robust.pml|-DTIMEOUTS=1|safety||ok|
 robust-4threads|robust.pml|-DNTHR=4 -DITERS=1|safety||ok|
 robust-two-deaths|robust.pml|-DDEATHS=2|safety||ok|
@@ -105,6 +108,9 @@ check/robust-glibc-sleepers|robust.pml|-DNGLIBC=3|quick||err|invalid end state
 check/robust-glibc-mixed|robust.pml|-DNGLIBC=2|quick||err|invalid end state
 check/rwlock-readerpref-ltl|rwlock.pml|-DPREFER_READER -DFOREVER -DLTL_WRITER -DSEQMOD=3 -DNOSPIN|liveness||err|acceptance cycle
 seeded/mutex_unlock_nowake|mutex.pml|-DSEED_UNLOCK_NOWAKE|quick||err|invalid end state
+seeded/mutex_fair_notake|mutex.pml|-DFAIR -DSEED_FAIR_NOTAKE|quick||err|invalid end state
+seeded/mutex_fair_norecheck|mutex.pml|-DFAIR -DSEED_FAIR_NORECHECK|quick||err|invalid end state
+seeded/mutex_fair_timed_mark|mutex.pml|-DFAIR -DSEED_FAIR_TIMED_MARK -DTIMEOUTS=1|quick||err|assertion violated
 seeded/cond_signal_noseq|cond.pml|-DSEED_SIGNAL_NOSEQ -DONLY_SIGNAL|quick||err|invalid end state
 seeded/cond_fly_drop|cond.pml|-DSEED_FLY_DROP -DONLY_SIGNAL|quick||err|invalid end state
 seeded/cond_wake_store|cond.pml|-DSEED_WAKE_STORE -DSIG_UNLOCKED -DNSIG=2 -DTIMEOUTS=1|quick||err|invalid end state
