@@ -67,8 +67,9 @@ FTHR_HIDDEN int fthr_futex_wake(volatile int *addr, int n, bool shared);
 /* The invariants build (FTHR_INVARIANTS) counts what the waits did, for
  * the profile's report and bench/counts.sh: futex waits, wakes and the
  * threads they woke (not the PI calls), spins (wait.h), the threads
- * spinning now and the most at once, and a mutex's hand-offs (lll.h). Relaxed atomics on shared lines: a
- * figure of how often, not of speed. The other builds count nothing. */
+ * spinning now and the most at once, and a mutex's hand-offs (lll.h).
+ * Relaxed atomics on shared lines: a figure of how often, not of speed.
+ * The other builds count nothing. */
 struct fthr_counts {
 	long futex_waits, futex_wakes, woken, spins, spinning, spinners_most, handoffs;
 };

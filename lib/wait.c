@@ -1,5 +1,6 @@
 /* lib/wait.c: the wait policy (wait.h): the spins of lock words and
- * adaptive mutexes, the yield's clock, the machine's runnable count, and
+ * adaptive mutexes, the clock of the mutex hand-off (lll.h), the yield's
+ * clock, the machine's runnable count, and
  * the condition variable's rules, which decide only whether a waiter
  * spins, naps or yields, never a word of its protocol (thr_cond.c):
  *
@@ -143,21 +144,6 @@ bool fthr_wait_adaptive(volatile int *w, int estimate, int *spun)
 	return true;
 }
 
-/* ---- the yield's clock, the machine's count (wait.h) ---- */
-
-/* Out of line: two clock reads around the yield. */
-void fthr_spin_yield_timed(void)
-{
-	struct timespec a, b;
-
-	clock_gettime(CLOCK_MONOTONIC, &a);
-	fthr_yield();
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	if ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) >
-	    fthr_wait_tune.yield_long_us * 1000L)
-		fthr_waiter_rec.crowd_left = fthr_wait_tune.crowd_waits;
-}
-
 /* ---- eventual fairness (wait.h) ---- */
 
 bool fthr_wait_fair_due(const struct timespec *since)
@@ -182,7 +168,20 @@ unsigned fthr_wait_fair_tick(void)
 		  : 0;
 }
 
-/* ---- the machine's count (wait.h) ---- */
+/* ---- the yield's clock, the machine's count (wait.h) ---- */
+
+/* Out of line: two clock reads around the yield. */
+void fthr_spin_yield_timed(void)
+{
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	fthr_yield();
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	if ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) >
+	    fthr_wait_tune.yield_long_us * 1000L)
+		fthr_waiter_rec.crowd_left = fthr_wait_tune.crowd_waits;
+}
 
 int fthr_machine_crowded;
 static unsigned crowd_next;	/* CLOCK_MONOTONIC us (mod 2^32) of the next look */
