@@ -35,13 +35,13 @@
  *   wake the next).
  * No 3 is left untaken: the count read after the 3 was set is above 0
  *   only while a starving waiter is inside fthr_lll_wait, which it leaves
- *   only with the lock, then 3; it reads
- *   the word after each wake-up and before each sleep (a futex_wait on 2
- *   finds 3 and returns at once), so it takes any 3 it is not woken for.
+ *   only with the lock, then 3. It reads the word after each wake-up and
+ *   before each sleep (a futex_wait on 2 finds 3 and returns at once), so
+ *   it takes any 3 it is not woken for.
  * At most one hand-off per lock per fair_us: a hand-off leaves the lock
  *   idle while its sleeper wakes up, so that is what it costs the lock's
- *   throughput at most; and a starving sleeper waits fair_us plus one
- *   tick per starving sleeper queued ahead of it.
+ *   throughput at most; and a starving sleeper waits about fair_us plus
+ *   one tick per starving sleeper queued ahead of it.
  * The fair word (an int): bits 0-7 the starving sleepers (no more count
  *   themselves), bits 8-15 the process's fork generation that counted them
  *   (a child inherits a parent's counts but not its sleepers: a count of

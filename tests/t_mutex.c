@@ -476,6 +476,17 @@ static void *fair_sleeper(void *arg)
 	return NULL;
 }
 
+/* fm of the type, held, and a fair_sleeper queued on it (asleep). */
+static void fair_sleeper_queued(pthread_t *t, int type)
+{
+	init_type(&fm, type, PTHREAD_PROCESS_PRIVATE);
+	fm_got = 0;
+	ck_assert_int_eq(pthread_mutex_lock(&fm), 0);
+	ck_assert_int_eq(pthread_create(t, NULL, fair_sleeper, NULL), 0);
+	while (a_load(&fm.__data.__lock) != 2)
+		usleep(100);
+}
+
 /* The holder sleeps 2 ms holding fm, unlocks and at once tries to take it
  * again, round after round. A sleeper's wake-up takes microseconds, the
  * holder's trylock nanoseconds: without the hand-off the holder wins every
@@ -488,12 +499,7 @@ static int fair_rounds_to_hand_off(int type)
 	pthread_t t;
 	int rounds, r = 0;
 
-	init_type(&fm, type, PTHREAD_PROCESS_PRIVATE);
-	fm_got = 0;
-	ck_assert_int_eq(pthread_mutex_lock(&fm), 0);
-	ck_assert_int_eq(pthread_create(&t, NULL, fair_sleeper, NULL), 0);
-	while (a_load(&fm.__data.__lock) != 2) /* the sleeper is queued */
-		usleep(100);
+	fair_sleeper_queued(&t, type);
 	for (rounds = 0; rounds < 100; rounds++) {
 		usleep(2000);
 		ck_assert_int_eq(pthread_mutex_unlock(&fm), 0);
@@ -537,12 +543,7 @@ START_TEST(fork_child_ignores_inherited_starving_count)
 	 * sleeper) */
 	for (tries = 0;; tries++) {
 		ck_assert_int_lt(tries, 50);
-		init_type(&fm, PTHREAD_MUTEX_NORMAL, PTHREAD_PROCESS_PRIVATE);
-		fm_got = 0;
-		ck_assert_int_eq(pthread_mutex_lock(&fm), 0);
-		ck_assert_int_eq(pthread_create(&t, NULL, fair_sleeper, NULL), 0);
-		while (a_load(&fm.__data.__lock) != 2) /* the sleeper is queued */
-			usleep(100);
+		fair_sleeper_queued(&t, PTHREAD_MUTEX_NORMAL);
 		usleep(2000);
 		ck_assert_int_eq(pthread_mutex_unlock(&fm), 0);
 		if (pthread_mutex_trylock(&fm) == 0) {
