@@ -44,7 +44,7 @@ runs() {
 cat <<'EOF'
 mutex|mutex.pml|-DTIMEOUTS=1 -DSPURIOUS=1|safety||ok|
 mutex-fair|mutex.pml|-DFAIR -DTIMEOUTS=1|safety||ok|
-mutex-fair-spurious|mutex.pml|-DFAIR -DSPURIOUS=1|safety||ok|
+mutex-fair-spurious|mutex.pml|-DFAIR -DSPURIOUS=1|large||ok|
 mutex-fair-fifo|mutex.pml|-DFAIR -DFUTEX_FIFO -DTIMEOUTS=1|safety||ok|
 robust|robust.pml|-DTIMEOUTS=1|safety||ok|
 robust-4threads|robust.pml|-DNTHR=4 -DITERS=1|safety||ok|
@@ -58,7 +58,7 @@ cond-bcast-unlocked-fifo|cond.pml|-DFLAGS -DSIG_UNLOCKED -DFUTEX_FIFO|quick||ok|
 cond-2bcast-timeouts|cond.pml|-DFLAGS -DSIG_UNLOCKED -DNSIG=2 -DTIMEOUTS=1|large||ok|
 cond-2bcast-cancels|cond.pml|-DFLAGS -DSIG_UNLOCKED -DNSIG=2 -DCANCELS=1|safety||ok|
 cond-restarts|cond.pml|-DFLAGS -DSIG_UNLOCKED -DRESTARTS=2 -DTIMEOUTS=1|safety||ok|
-cond-signallers-unlocked|cond.pml|-DSIG_UNLOCKED -DNSIG=2 -DTIMEOUTS=1|safety||ok|
+cond-signallers-unlocked|cond.pml|-DSIG_UNLOCKED -DNSIG=2 -DTIMEOUTS=1|large||ok|
 rwlock|rwlock.pml|-DTIMEOUTS=1|quick||ok|
 rwlock-2writers|rwlock.pml|-DNR=1 -DNW=2 -DTIMEOUTS=1|quick||ok|
 rwlock-readerpref|rwlock.pml|-DPREFER_READER -DTIMEOUTS=1|quick||ok|
