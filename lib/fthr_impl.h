@@ -100,6 +100,19 @@ static inline bool a_cas_acq_rel(volatile int *p, int *expect, int desired)
 	return __atomic_compare_exchange_n(p, expect, desired, false,
 					   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 }
+/* CAS, release on success: a hand-over taken back. */
+static inline bool a_cas_release(volatile int *p, int expect, int desired)
+{
+	return __atomic_compare_exchange_n(p, &expect, desired, false,
+					   __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+}
+/* CAS, relaxed: counters and hints that order nothing; *expect is
+ * updated on failure, for a retry loop. */
+static inline bool a_cas_relaxed(volatile int *p, int *expect, int desired)
+{
+	return __atomic_compare_exchange_n(p, expect, desired, false,
+					   __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
 static inline int a_swap_acquire(volatile int *p, int v)
 {
 	return __atomic_exchange_n(p, v, __ATOMIC_ACQUIRE);

@@ -23,14 +23,14 @@ static inline unsigned fair_count(unsigned f)
 /* Count the caller in; false if the count is full. */
 static bool fair_mark(volatile int *fair)
 {
-	unsigned f = (unsigned)a_load_relaxed(fair), n, g = fair_gen();
+	int f = a_load_relaxed(fair);
+	unsigned n, g = fair_gen();
 
 	do {
-		if ((n = fair_count(f)) == FAIR_COUNT)
+		if ((n = fair_count((unsigned)f)) == FAIR_COUNT)
 			return false;
-	} while (!__atomic_compare_exchange_n(fair, (int *)&f,
-					      (int)((f & ~0xffffu) | g << FAIR_GEN_SHIFT | (n + 1)),
-					      false, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+	} while (!a_cas_relaxed(fair, &f,
+				(int)(((unsigned)f & ~0xffffu) | g << FAIR_GEN_SHIFT | (n + 1))));
 	return true;
 }
 
@@ -39,11 +39,9 @@ int fthr_lll_wait(volatile int *w, bool shared, clockid_t clk,
 {
 	unsigned bits = fair ? FTHR_LLL_PLAIN : ~0u;
 	bool may_starve = fair && !abstime, starving = false;
-	struct timespec since;
+	unsigned long long since = may_starve ? fthr_wait_now_us() : 0;
 	int v = a_load_relaxed(w);
 
-	if (may_starve)
-		fthr_wait_fair_start(&since);
 	for (;;) {
 		/* 2: marked already, sleep before writing the contended line
 		 * again; 3: handed to a starving sleeper */
@@ -55,7 +53,7 @@ int fthr_lll_wait(volatile int *w, bool shared, clockid_t clk,
 		}
 		if (fthr_futex_wait_bits(w, v, shared, clk, abstime, bits) == ETIMEDOUT)
 			return ETIMEDOUT;
-		if (may_starve && !starving && fthr_wait_fair_due(&since) && fair_mark(fair)) {
+		if (may_starve && !starving && fthr_wait_fair_due(since) && fair_mark(fair)) {
 			starving = true;
 			bits = FTHR_LLL_STARVING;
 		}
@@ -68,17 +66,16 @@ int fthr_lll_wait(volatile int *w, bool shared, clockid_t clk,
 
 bool fthr_lll_hand_off(volatile int *w, volatile int *fair)
 {
-	unsigned f = (unsigned)a_load_relaxed(fair), tick;
-	int zero = 0, three = 3;
+	int f = a_load_relaxed(fair), zero = 0;
+	unsigned tick;
 
-	if (!fair_count(f))
+	if (!fair_count((unsigned)f))
 		return false;
 	tick = fthr_wait_fair_tick() & 0xffffu;
-	if (f >> FAIR_TICK_SHIFT == tick)
+	if ((unsigned)f >> FAIR_TICK_SHIFT == tick)
 		return false;
 	/* release: the critical section before it is the taker's */
-	if (!__atomic_compare_exchange_n(w, &zero, 3, false, __ATOMIC_ACQ_REL,
-					 __ATOMIC_RELAXED))
+	if (!a_cas_acq_rel(w, &zero, 3))
 		return false;
 	/* The count read above may be stale: since the SWAP(0), its sleeper
 	 * may have taken the lock, counted itself out and let go (this CAS
@@ -86,13 +83,10 @@ bool fthr_lll_hand_off(volatile int *w, volatile int *fair)
 	 * fthr_lll_wait that leaves only with the lock, which is 3. None:
 	 * take the 3 back (a waiter whose SWAP(2) took it first holds the
 	 * lock, and its unlock wakes the next: no wake is owed). */
-	f = (unsigned)a_load_relaxed(fair);
-	if (!fair_count(f))
-		return !__atomic_compare_exchange_n(w, &three, 0, false, __ATOMIC_RELEASE,
-						    __ATOMIC_RELAXED);
-	while (!__atomic_compare_exchange_n(fair, (int *)&f,
-					    (int)((f & 0xffffu) | tick << FAIR_TICK_SHIFT),
-					    false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+	f = a_load_relaxed(fair);
+	if (!fair_count((unsigned)f))
+		return !a_cas_release(w, 3, 0);
+	while (!a_cas_relaxed(fair, &f, (int)(((unsigned)f & 0xffffu) | tick << FAIR_TICK_SHIFT)))
 		;
 	FTHR_COUNT(handoffs, 1);
 	fthr_futex_wake_bits(w, 1, false, FTHR_LLL_STARVING);

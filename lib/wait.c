@@ -146,26 +146,26 @@ bool fthr_wait_adaptive(volatile int *w, int estimate, int *spun)
 
 /* ---- eventual fairness (wait.h) ---- */
 
-bool fthr_wait_fair_due(const struct timespec *since)
+unsigned long long fthr_wait_now_us(void)
 {
-	long us = fthr_wait_tune.fair_us;
-	struct timespec now;
+	struct timespec t;
 
-	if (us == 0)
-		return false;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (now.tv_sec - since->tv_sec) * 1000000L + (now.tv_nsec - since->tv_nsec) / 1000 >= us;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (unsigned long long)t.tv_sec * 1000000u + (unsigned)t.tv_nsec / 1000u;
+}
+
+bool fthr_wait_fair_due(unsigned long long since)
+{
+	unsigned us = (unsigned)fthr_wait_tune.fair_us;
+
+	return us != 0 && fthr_wait_now_us() - since >= us;
 }
 
 unsigned fthr_wait_fair_tick(void)
 {
 	unsigned us = (unsigned)fthr_wait_tune.fair_us;
-	struct timespec now;
 
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return us ? (unsigned)(((unsigned long long)now.tv_sec * 1000000u +
-				(unsigned long long)now.tv_nsec / 1000u) / us)
-		  : 0;
+	return us ? (unsigned)(fthr_wait_now_us() / us) : 0;
 }
 
 /* ---- the yield's clock, the machine's count (wait.h) ---- */
@@ -173,13 +173,10 @@ unsigned fthr_wait_fair_tick(void)
 /* Out of line: two clock reads around the yield. */
 void fthr_spin_yield_timed(void)
 {
-	struct timespec a, b;
+	unsigned long long a = fthr_wait_now_us();
 
-	clock_gettime(CLOCK_MONOTONIC, &a);
 	fthr_yield();
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	if ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) >
-	    fthr_wait_tune.yield_long_us * 1000L)
+	if (fthr_wait_now_us() - a > (unsigned)fthr_wait_tune.yield_long_us)
 		fthr_waiter_rec.crowd_left = fthr_wait_tune.crowd_waits;
 }
 
@@ -228,7 +225,6 @@ FTHR_COLD void fthr_ncpus_read(void)
 
 FTHR_COLD void fthr_crowd_look(void)
 {
-	struct timespec t;
 	unsigned now, next = __atomic_load_n(&crowd_next, __ATOMIC_RELAXED);
 	unsigned period = (unsigned)fthr_wait_tune.crowd_period_us;
 	int r, cpus;
@@ -236,8 +232,7 @@ FTHR_COLD void fthr_crowd_look(void)
 	fthr_waiter_rec.crowd_tick = fthr_wait_tune.crowd_tick;
 	if (__atomic_load_n(&crowd_off, __ATOMIC_RELAXED))
 		return;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	now = (unsigned)t.tv_sec * 1000000u + (unsigned)t.tv_nsec / 1000u;
+	now = (unsigned)fthr_wait_now_us();
 	/* not yet: the next look is at most one period ahead (a 32-bit
 	 * clock in us wraps in 71 minutes; a larger gap is a stale one) */
 	if ((int)(next - now) > 0 && next - now <= period)

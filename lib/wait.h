@@ -216,16 +216,14 @@ static inline void fthr_spin_learn(int budget, bool won)
 	fthr_waiter_rec.spin = b > hi ? hi : b < lo ? lo : b;
 }
 
+/* The policy's clock: CLOCK_MONOTONIC in microseconds. */
+FTHR_HIDDEN unsigned long long fthr_wait_now_us(void);
+
 /* ---- eventual fairness (lll.h's hand-off) ---- */
 
-/* A sleeper's wait begins. */
-static inline void fthr_wait_fair_start(struct timespec *since)
-{
-	clock_gettime(CLOCK_MONOTONIC, since);
-}
-
-/* It has waited fair_us: it is starving (never, with fair_us 0). */
-FTHR_HIDDEN bool fthr_wait_fair_due(const struct timespec *since);
+/* A sleeper whose wait began at 'since' (fthr_wait_now_us) has waited
+ * fair_us: it is starving (never, with fair_us 0). */
+FTHR_HIDDEN bool fthr_wait_fair_due(unsigned long long since);
 
 /* The clock in fair_us ticks (any value, with fair_us 0). */
 FTHR_HIDDEN unsigned fthr_wait_fair_tick(void);
