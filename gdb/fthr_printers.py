@@ -127,13 +127,18 @@ class CondPrinter(Printer):
         if wrefs & 1:  # glibc's process-shared mark (lib/thr_cond.c)
             return ("fthr cond (process-shared, glibc's condition variable): "
                     "%d waiter reference(s), %s" % (wrefs >> 3, CLOCKS[(wrefs >> 1) & 1]))
-        seq, waiters, flags, sleepers = words(b[0:16], "iiii")
+        seq, drain, flags, sleepers = words(b[0:16], "iIii")
+        # the drain count (lib/drain.h): threads, and deferred wake-ups in
+        # units of DRAIN_HOLD (1 << 20)
+        waiters, deferred = drain & 0xFFFFF, (drain >> 20) & 0x7FF
         clock = CLOCKS.get(flags >> 1, "clock %d" % (flags >> 1))
         s = "fthr cond (%s%s): " % (clock, ", process-shared" if flags & 1 else "")
         if waiters == 0:
             s += "no waiters"
         else:
             s += "%d waiter(s), %d asleep" % (waiters, sleepers)
+        if deferred:
+            s += ", %d wake-up(s) at the mutex's release" % deferred
         return s + ", seq %d" % seq
 
 

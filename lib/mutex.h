@@ -67,6 +67,21 @@ FTHR_HIDDEN int fthr_pp_unlock(pthread_mutex_t *m, int kind, bool full);
  * again (after the host's condition wait, thr_cond.c). */
 FTHR_HIDDEN void fthr_pp_reapply(void);
 
+/* Condition variables' wake-ups deferred to the caller's release of the
+ * mutex it holds (thr_cond.c, Deferred wake-ups): for how many conditions
+ * some are pending; the call that holds the conditions of mutex m (NULL:
+ * of all), made before the release, and the one that makes their
+ * wake-ups, after it. Every release of a mutex of the plain kinds
+ * (thr_mutex.c word_release) makes them. */
+extern __thread int fthr_cond_deferred
+	__attribute__((tls_model("initial-exec"))) FTHR_HIDDEN;
+FTHR_HIDDEN void fthr_cond_hold(const pthread_mutex_t *m);
+FTHR_HIDDEN void fthr_cond_flush(const pthread_mutex_t *m);
+
+/* The caller holds m, and m is of a plain kind (process-private, not
+ * robust, priority or elision), whose releases make the deferred wake-ups. */
+FTHR_HIDDEN bool fthr_mutex_defers(const pthread_mutex_t *m);
+
 /* Release m completely for a condition wait. EPERM if a recursive or
  * errorcheck mutex is not the caller's, EINVAL for an unusable mutex.
  * *saved receives what fthr_mutex_cond_lock restores (recursion depth). */

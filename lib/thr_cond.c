@@ -3,8 +3,9 @@
  * Words (overlaid on the 48-byte pthread_cond_t; all-zero is the static
  * initializer: realtime clock, process-private):
  *   seq       the futex word: every signal and broadcast adds 1
- *   waiters   threads inside a wait (a drain count, drain.h: destroy waits
- *             for released waiters to leave the object's memory)
+ *   waiters   threads inside a wait, and the holds of deferred broadcasts
+ *             under way (a drain count, drain.h: destroy waits for
+ *             released waiters to leave the object's memory)
  *   flags     bit 0 process-shared (on a host without the calls, below),
  *             bits 1.. the clock of timedwait
  *   sleepers  waiters that gave up spinning and sleep in futex_wait, and
@@ -15,12 +16,14 @@
  *             woke is on its way back from futex_wait (one wake-up in
  *             flight); owed, the wake-ups signals sent meanwhile still owe
  *             to sleepers (below, One wake-up in flight)
+ *   mutex     the mutex the last waiter came with (below, Deferred
+ *             wake-ups)
  *
- *   wait       waiters += 1; s = seq; release the mutex; maybe spin a
- *              while for seq != s (wait.c); else sleepers += 1,
+ *   wait       mutex = m; waiters += 1; s = seq; release the mutex;
+ *              maybe spin a while for seq != s (wait.c); else sleepers += 1,
  *              futex_wait(seq, s) (again while it returns EINTR: a
  *              handler ran, nobody woke it), sleepers -= 1 unless a waker
- *              did it for us (below); waiters -= 1; re-take the mutex: as
+ *              did it for us (below); leave (below); re-take the mutex: as
  *              a plain lock (it may spin while the signaller lets go), or,
  *              if it slept and herd == seq, in the mutex's queue: SWAP(2),
  *              futex_wait; else as the wait policy says (wait.c: a yield
@@ -39,6 +42,14 @@
  *   broadcast  if waiters == 0: return. seq += 1; if sleepers: (if they
  *              are a herd, herd = seq;) n = futex_wake(seq, all),
  *              sleepers -= n.
+ *   deferred   a broadcast whose caller holds the waiters' mutex moves
+ *              seq at once, and if it found sleepers, leaves the rest to
+ *              the caller's release of that mutex, which holds the drain
+ *              count if a thread is inside (else nothing is left to do),
+ *              releases the word, reads sleepers again, wakes them all,
+ *              and lets go of the hold.
+ *   leave      a waiter leaves the drain count only while no hold is
+ *              counted (else it waits for the holds to go).
  * A herd: a broadcast that woke more sleepers than the wait policy calls a
  * herd (wait.c) stores seq in herd, and those sleepers queue on the mutex
  * at once.
@@ -92,6 +103,40 @@
  * one-wake goes to a thread that was waiting when the signal came. A
  * signaller holding the mutex runs entirely before or after a waiter's
  * registration, so a later waiter cannot take its wake-up.
+ * Deferred wake-ups (wait morphing, as FreeBSD's libthr, for broadcasts):
+ * the sleepers a broadcast wakes while its caller still holds the mutex
+ * all find the mutex held, and each sleeps again on the mutex's word; the
+ * futex_wake, a system call, also lengthens the caller's critical
+ * section. So a broadcast made by the holder of a mutex of the plain kinds
+ * (private, not robust nor priority: their every release passes through
+ * one function, thr_mutex.c word_release) records the condition in the
+ * thread (at most DEFER_MAX; one more wakes at once), and that release
+ * wakes its sleepers once the word is released: the first to run takes
+ * the mutex free. A later signal or broadcast of the same thread on the
+ * same condition is served by that one wake of all. A signal wakes at
+ * once: its one sleeper takes microseconds to run, and woken inside the
+ * critical section it arrives about when the holder leaves, while
+ * deferred it arrives later, after a producer has often taken the mutex
+ * again (docs/performance.md has both measured).
+ * Holder: c->mutex, the mutex the waiters came with (POSIX: one mutex for
+ * all of a condition's waiters at a time), is the caller's by its owner
+ * field. No wake-up is lost: seq moved at the broadcast, so a waiter that
+ * had not slept yet does not; one asleep stays asleep, and counted, until
+ * the release wakes it; no waiter can enter meanwhile, the mutex being
+ * held; and the release reads sleepers again.
+ * The condition must live until the last write of that wake-up (count_out
+ * after the futex_wake, the hold's release), but the mutex is free: a
+ * woken waiter may return at once, and its program free the condition,
+ * destroyed or not. So just before the release the caller holds the
+ * waiters' drain count (drain.h), if a thread is inside (one CAS; none
+ * inside, no sleeper either, nothing to wake), and a waiter does not
+ * leave the count while a hold is counted (one CAS; else it yields once,
+ * the waker being perhaps this cpu's other thread, then sleeps on the
+ * count until the hold goes): while the wake-up is under way a thread is
+ * inside the wait, so no program may free the condition, and destroy
+ * waits for the hold too. A destroy by the holder makes its own deferred
+ * wake-ups first, still holding the mutex. verify/cond.pml models it and
+ * checks that a thread is inside until every wake-up's end.
  * Whether a waiter spins before it sleeps, naps before it re-takes the
  * mutex, or yields first (batching, the nap, the relock yield, a young
  * condition's hand-shake): the wait policy's rules, lib/wait.c. None of
@@ -133,6 +178,7 @@ struct cond {
 	volatile int sleepers; /* in futex_wait (or about to be), not yet woken */
 	volatile int herd;     /* seq after the last broadcast that woke a herd */
 	volatile int wake;     /* owed << 1 | flying (head comment) */
+	pthread_mutex_t *volatile mutex; /* the waiters' mutex (head comment) */
 };
 _Static_assert(sizeof(struct cond) <= sizeof(pthread_cond_t), "cond fits");
 _Static_assert(_Alignof(struct cond) <= _Alignof(pthread_cond_t), "cond aligned");
@@ -147,6 +193,21 @@ static inline struct cond *C(pthread_cond_t *c)
 {
 	return (struct cond *)c;
 }
+
+/* Broadcasts deferred to the holder's release of the mutex (head
+ * comment): the condition, its mutex, the seq the broadcast left, and
+ * whether fthr_cond_hold holds the condition; at most DEFER_MAX, a
+ * broadcast on one more condition wakes at once. */
+#define DEFER_MAX 4
+struct deferred {
+	struct cond *c;
+	pthread_mutex_t *m;
+	int seq;
+	bool held;
+};
+static __thread struct deferred deferred[DEFER_MAX]
+	__attribute__((tls_model("initial-exec")));
+__thread int fthr_cond_deferred __attribute__((tls_model("initial-exec")));
 
 /* ---- process-shared: the host's condition variable (host.h) ---- */
 
@@ -234,6 +295,22 @@ static FTHR_COLD void wake_one(struct cond *c, bool shared)
 	count_out(c, n);
 }
 
+/* A waiter leaves the drain count, but not while a deferred wake-up is
+ * under way (head comment): it waits, first with a yield (the waker may
+ * be this cpu's other thread, preempted by this one's wake-up), then on
+ * the futex. */
+static FTHR_COLD void holds_wait(struct cond *c, bool shared)
+{
+	fthr_yield();
+	fthr_drain_hold_wait(&c->waiters, shared);
+}
+
+static inline void cond_leave(struct cond *c, bool shared)
+{
+	while (unlikely(!fthr_drain_leave_unheld(&c->waiters, shared)))
+		holds_wait(c, shared);
+}
+
 /* back (head comment): a sleeper a wake-up took off the queue */
 static void wake_back(struct cond *c, bool shared)
 {
@@ -254,7 +331,7 @@ static void cond_cancelled(void *arg)
 	if (fthr_futex_counts_exact)
 		wake_back(w->c, shared);
 	count_out(w->c, fthr_futex_wake(&w->c->seq, 1, shared));
-	fthr_drain_leave(&w->c->waiters, shared);
+	cond_leave(w->c, shared);
 	fthr_mutex_cond_lock(w->m, w->saved, FTHR_RELOCK_SPIN);
 }
 
@@ -270,11 +347,15 @@ static int cond_wait(pthread_cond_t *cv, pthread_mutex_t *m, clockid_t clk,
 
 	if (abstime && (r = fthr_abstime_check(abstime)) != 0)
 		return r;
+	/* (before the count, which publishes it: a broadcast that sees this
+	 * waiter counted sees its mutex) */
+	if (__atomic_load_n(&c->mutex, __ATOMIC_RELAXED) != m)
+		__atomic_store_n(&c->mutex, m, __ATOMIC_RELAXED);
 	fthr_drain_enter(&c->waiters);
 	seq = a_load_relaxed(&c->seq);
 	r = fthr_mutex_cond_unlock(m, &w.saved);
 	if (r) {
-		fthr_drain_leave(&c->waiters, shared);
+		cond_leave(c, shared);
 		return r;
 	}
 	if (fthr_wait_cond_spin(&c->seq, seq, &c->waiters, &batching)) {
@@ -309,7 +390,7 @@ static int cond_wait(pthread_cond_t *cv, pthread_mutex_t *m, clockid_t clk,
 	fthr_cancel_before_return(cond_cancelled, &w);
 	if (r == ETIMEDOUT && a_load_relaxed(&c->seq) != seq)
 		r = 0;
-	fthr_drain_leave(&c->waiters, shared);
+	cond_leave(c, shared);
 	/* EOWNERDEAD / ENOTRECOVERABLE of a robust mutex outrank a timeout. */
 	lr = fthr_mutex_cond_lock(m, w.saved, how);
 	if (lr)
@@ -344,12 +425,23 @@ FTHR_HIDDEN FTHR_INLINED int fthr_cond_clockwait(pthread_cond_t *c, pthread_mute
 	return cond_wait(c, m, clk, abstime);
 }
 
+/* The caller's pending broadcast on c, or NULL. */
+static struct deferred *deferred_on(const struct cond *c)
+{
+	for (int i = 0; i < fthr_cond_deferred; i++)
+		if (deferred[i].c == c)
+			return &deferred[i];
+	return NULL;
+}
+
 /* A signal that found sleepers (head comment, One wake-up in flight). */
 static FTHR_COLD void signal_sleepers(struct cond *c, int sleepers)
 {
 	bool shared = c->flags & CF_SHARED;
 	int w;
 
+	if (fthr_cond_deferred && deferred_on(c))
+		return; /* our broadcast, at our unlock, wakes them all */
 	if (!fthr_futex_counts_exact) {
 		count_out(c, fthr_futex_wake(&c->seq, 1, shared));
 		return;
@@ -364,6 +456,77 @@ static FTHR_COLD void signal_sleepers(struct cond *c, int sleepers)
 	}
 	if (!(w & 1))
 		wake_one(c, shared);
+}
+
+/* A broadcast's wake-up of n sleepers, which left seq at s. */
+static FTHR_COLD void wake_all(struct cond *c, int s, int n)
+{
+	if (fthr_wait_herd(n))
+		a_store_relaxed(&c->herd, s);
+	count_out(c, fthr_futex_wake(&c->seq, INT_MAX, c->flags & CF_SHARED));
+}
+
+/* A broadcast, seq left at s: if the caller holds the waiters' mutex,
+ * leave the wake-up to its release (head comment); false if it must be
+ * made now. */
+static bool defer(struct cond *c, int s)
+{
+	pthread_mutex_t *m = __atomic_load_n(&c->mutex, __ATOMIC_RELAXED);
+	struct deferred *d;
+	int n = fthr_cond_deferred;
+
+	if (!m || (c->flags & CF_SHARED) || !fthr_mutex_defers(m))
+		return false;
+	if ((d = deferred_on(c))) {
+		if (d->m != m)
+			return false;
+		d->seq = s; /* one wake of all serves both */
+		return true;
+	}
+	if (n == DEFER_MAX)
+		return false;
+	deferred[n] = (struct deferred){ .c = c, .m = m, .seq = s };
+	fthr_cond_deferred = n + 1;
+	return true;
+}
+
+/* Before the release of mutex m (every mutex: NULL): hold each of its
+ * conditions that has a thread inside; one that has none has no sleeper
+ * either, and nothing to wake. */
+FTHR_COLD void fthr_cond_hold(const pthread_mutex_t *m)
+{
+	for (int i = 0; i < fthr_cond_deferred; i++)
+		if (!m || deferred[i].m == m)
+			deferred[i].held = fthr_drain_hold(&deferred[i].c->waiters);
+}
+
+/* Make the deferred wake-ups of mutex m (every mutex: NULL), held by
+ * fthr_cond_hold; those of other mutexes stay. */
+FTHR_COLD void fthr_cond_flush(const pthread_mutex_t *m)
+{
+	int n = fthr_cond_deferred, kept = 0, k;
+
+	for (int i = 0; i < n; i++) {
+		struct deferred d = deferred[i];
+
+		if (m && d.m != m) {
+			deferred[kept++] = d;
+			continue;
+		}
+		if (!d.held)
+			continue;
+		if ((k = __atomic_load_n(&d.c->sleepers, __ATOMIC_SEQ_CST)) > 0)
+			wake_all(d.c, d.seq, k);
+		fthr_drain_unhold(&d.c->waiters, false);
+	}
+	fthr_cond_deferred = kept;
+}
+
+/* A broadcast that found n sleepers, seq left at s: deferred, or now. */
+static FTHR_COLD void broadcast_sleepers(struct cond *c, int s, int n)
+{
+	if (!defer(c, s))
+		wake_all(c, s, n);
 }
 
 FTHR_HIDDEN int fthr_cond_signal(pthread_cond_t *cv)
@@ -393,11 +556,8 @@ FTHR_HIDDEN int fthr_cond_broadcast(pthread_cond_t *cv)
 	s = __atomic_add_fetch(&c->seq, 1, __ATOMIC_SEQ_CST);
 	/* (no sleeper: spinners see seq move) */
 	n = __atomic_load_n(&c->sleepers, __ATOMIC_SEQ_CST);
-	if (n > 0) {
-		if (fthr_wait_herd(n))
-			a_store_relaxed(&c->herd, s);
-		count_out(c, fthr_futex_wake(&c->seq, INT_MAX, c->flags & CF_SHARED));
-	}
+	if (n > 0)
+		broadcast_sleepers(c, s, n);
 	return 0;
 }
 
@@ -418,6 +578,12 @@ FTHR_HIDDEN FTHR_INLINED int fthr_cond_destroy(pthread_cond_t *cv)
 
 	if (unlikely(host_cond(cv)))
 		return host_call(cv, H_DESTROY);
+	/* The caller's own deferred wake-ups first, or it would wait for
+	 * their holds. */
+	if (fthr_cond_deferred) {
+		fthr_cond_hold(NULL);
+		fthr_cond_flush(NULL);
+	}
 	/* Released waiters may still be leaving: wait them out (as glibc). */
 	fthr_drain_wait(&c->waiters, c->flags & CF_SHARED);
 	return 0;

@@ -159,7 +159,7 @@ static FTHR_NOINLINE int word_released(pthread_mutex_t *m, int old, int kind)
 
 /* Release the word (plainly when plain_ok) and wake one sleeper if it was
  * marked; returns 0. */
-static inline int word_release(pthread_mutex_t *m, int kind)
+static inline int word_release_now(pthread_mutex_t *m, int kind)
 {
 	volatile int *w = lockword(m);
 	int old;
@@ -173,6 +173,28 @@ static inline int word_release(pthread_mutex_t *m, int kind)
 	if (unlikely(old != 1))
 		return word_released(m, old, kind);
 	return 0;
+}
+
+/* The caller signalled a condition variable while it held this mutex:
+ * its wake-ups are made once the word is released (thr_cond.c, Deferred
+ * wake-ups). Out of line: the fast path keeps one test. */
+static FTHR_NOINLINE int word_release_deferred(pthread_mutex_t *m, int kind)
+{
+	int r;
+
+	fthr_cond_hold(m);
+	r = word_release_now(m, kind);
+
+	fthr_cond_flush(m);
+	return r;
+}
+
+/* Every release of a mutex of the plain kinds passes here. */
+static inline int word_release(pthread_mutex_t *m, int kind)
+{
+	if (unlikely(fthr_cond_deferred))
+		return word_release_deferred(m, kind);
+	return word_release_now(m, kind);
 }
 
 /* Bookkeeping and the release of the word. */
@@ -358,6 +380,11 @@ FTHR_HIDDEN FTHR_INLINED int fthr_mutex_unlock(pthread_mutex_t *m)
 }
 
 /* ---- for condition variables (mutex.h) ---- */
+
+bool fthr_mutex_defers(const pthread_mutex_t *m)
+{
+	return !(mutex_kind(m) & ~FTHR_MUTEX_KIND_MASK) && mutex_owner(m) == fthr_tid();
+}
 
 /* As glibc, a thread in a condition wait stays in __nusers: the wait's
  * release does not count it off and its re-take does not count it again,

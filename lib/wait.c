@@ -322,7 +322,7 @@ bool fthr_wait_cond_spin(volatile int *seq, int s, volatile int *waiters, bool *
 		return false;
 	if (me->probe_in > 0)
 		me->probe_in--;
-	else if (fthr_drain_count(waiters) == 1)
+	else if (fthr_drain_threads(waiters) == 1)
 		cond_probe(seq, me);
 	return true;
 }
@@ -334,7 +334,7 @@ bool fthr_wait_cond_spin(volatile int *seq, int s, volatile int *waiters, bool *
  * holders too), read without the mutex. */
 static inline bool cond_others_wait(volatile int *waiters, pthread_mutex_t *m)
 {
-	return a_load_relaxed((volatile int *)&m->__data.__nusers) > fthr_drain_count(waiters);
+	return a_load_relaxed((volatile int *)&m->__data.__nusers) > fthr_drain_threads(waiters);
 }
 
 static bool cond_nap_ok(volatile int *waiters, pthread_mutex_t *m, struct fthr_waiter *me)
@@ -343,7 +343,7 @@ static bool cond_nap_ok(volatile int *waiters, pthread_mutex_t *m, struct fthr_w
 		me->nap_off--;
 		return false;
 	}
-	return fthr_drain_count(waiters) == 1 && !cond_others_wait(waiters, m);
+	return fthr_drain_threads(waiters) == 1 && !cond_others_wait(waiters, m);
 }
 
 static void cond_nap(volatile int *waiters, pthread_mutex_t *m, struct fthr_waiter *me)

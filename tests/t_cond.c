@@ -1156,11 +1156,12 @@ START_TEST(broadcast_wakes_all)
 		bc.gen++;
 		if (!outside)
 			ck_assert_int_eq(pthread_cond_broadcast(&bc.c), 0);
+		pthread_mutex_unlock(&bc.m);
+		/* (the holder's broadcast wakes at the unlock) */
 		if (herd && !outside)
 			ck_assert_msg(cond_word(&bc.c, 16) == cond_word(&bc.c, 0),
 				      "round %d: a broadcast to %d sleepers (%ld cpus) "
 				      "was not marked a herd", r, n, cpus);
-		pthread_mutex_unlock(&bc.m);
 		if (outside)
 			ck_assert_int_eq(pthread_cond_broadcast(&bc.c), 0);
 		ck_assert_msg(POLL_UNTIL(&bc.m, bc.woken == n * r, 5000),
@@ -1773,6 +1774,23 @@ static void co_start(pthread_t *t, int n, int timed)
 		harness_wait_asleep(co.tid[i], 5);
 }
 
+/* A broadcast sent by a thread that does not hold the mutex (the
+ * holder's waits for its unlock, thr_cond.c Deferred wake-ups), while the
+ * test holds it. */
+static void *co_broadcaster(void *arg)
+{
+	(void)arg;
+	return (void *)(long)pthread_cond_broadcast(&co.c);
+}
+
+static void co_broadcast_from_another_thread(void)
+{
+	pthread_t t;
+
+	ck_assert_int_eq(pthread_create(&t, NULL, co_broadcaster, NULL), 0);
+	ck_assert_ptr_null(harness_join(t, 5));
+}
+
 /* A producer that signals again and again while the consumer it woke has
  * not run yet (here: it waits for the mutex we hold) must find no sleeper
  * left to wake, so that those signals make no system call. */
@@ -1812,7 +1830,7 @@ START_TEST(woken_sleepers_that_time_out_are_counted_once)
 	pthread_mutex_lock(&co.m);
 	ck_assert_int_eq(cond_sleepers(&co.c), 4);
 	co.go = 1;
-	ck_assert_int_eq(pthread_cond_broadcast(&co.c), 0);
+	co_broadcast_from_another_thread();
 	ck_assert_int_eq(cond_sleepers(&co.c), 0);
 	/* past the waiters' deadline, waiting for the mutex */
 	while (harness_now_ns(CLOCK_REALTIME) < ts_ns(&co.dl) + 300 * 1000000LL)
@@ -2367,6 +2385,196 @@ START_TEST(young_cond_handshake_waits_for_the_holder)
 }
 END_TEST
 
+/* ==== deferred wake-ups ==== */
+/* A broadcast made by the thread that holds the waiters' mutex wakes them
+ * at the holder's release of it (thr_cond.c, Deferred wake-ups): while
+ * the holder keeps the mutex, the sleeper stays asleep on the condition's
+ * word, not on the mutex's. The mutex kinds and the ways to release:
+ * unlock (_i 0, 1 with a thousand signals and a broadcast after the
+ * broadcast, which its one wake of all serves, 5 adaptive), a recursive
+ * mutex held twice (2: the inner unlock keeps the wake-up back), a wait
+ * on the same condition (3), and destroy before the unlock (4: destroy
+ * must make the caller's own wake-ups, or wait for itself). */
+static struct {
+	pthread_mutex_t m;
+	pthread_cond_t c;
+	int tid, go, done;
+} dw;
+
+static void *dw_waiter(void *arg)
+{
+	(void)arg;
+	if (pthread_mutex_lock(&dw.m))
+		return (void *)1;
+	__atomic_store_n(&dw.tid, (int)syscall(SYS_gettid), __ATOMIC_SEQ_CST);
+	while (!dw.go)
+		if (pthread_cond_wait(&dw.c, &dw.m))
+			return (void *)2;
+	dw.done = 1;
+	return pthread_mutex_unlock(&dw.m) ? (void *)3 : NULL;
+}
+
+/* The futex word thread tid sleeps on (the first argument of the system
+ * call it is blocked in), 0 if it runs or /proc does not say. */
+static unsigned long blocked_on(int tid)
+{
+	char path[64];
+	unsigned long nr, addr = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", tid);
+	if (!(f = fopen(path, "r")))
+		return 0;
+	if (fscanf(f, "%lu %lx", &nr, &addr) != 2)
+		addr = 0;
+	fclose(f);
+	return addr;
+}
+
+/* The waiter sleeps on the condition's word (not judged under qemu-user,
+ * whose /proc shows the host's system calls). */
+static void dw_assert_on_cond(unsigned long on, const char *when)
+{
+	if (harness_under_qemu())
+		return;
+	ck_assert_msg(on == (unsigned long)&dw.c,
+		      "%s: the waiter sleeps on %#lx, not on the condition %p", when, on,
+		      (void *)&dw.c);
+}
+
+START_TEST(holder_wakes_its_waiter_at_release)
+{
+	static const int types[] = { PTHREAD_MUTEX_NORMAL, PTHREAD_MUTEX_NORMAL,
+				     PTHREAD_MUTEX_RECURSIVE, PTHREAD_MUTEX_ERRORCHECK,
+				     PTHREAD_MUTEX_NORMAL, PTHREAD_MUTEX_ADAPTIVE_NP };
+	unsigned long on[2];
+	struct timespec dl;
+	pthread_t t;
+	int64_t end;
+	int r[4];
+
+	memset(&dw, 0, sizeof(dw));
+	harness_mutex_init(&dw.m, types[_i], PTHREAD_PROCESS_PRIVATE, 0, 0);
+	ck_assert_int_eq(pthread_cond_init(&dw.c, NULL), 0);
+	ck_assert_int_eq(pthread_create(&t, NULL, dw_waiter, NULL), 0);
+	ck_assert(harness_wait_nonzero(&dw.tid, 10));
+	end = harness_now_ns(CLOCK_MONOTONIC) + 10 * (int64_t)1000000000;
+	while (!harness_under_qemu() && blocked_on(dw.tid) != (unsigned long)&dw.c) {
+		ck_assert_msg(harness_now_ns(CLOCK_MONOTONIC) < end, "the waiter never slept");
+		usleep(1000);
+	}
+	harness_wait_asleep(dw.tid, 10);
+	/* (no ck_assert while the wake-up is deferred: Check's own mutex
+	 * is released in each, and that is not ours) */
+	r[0] = pthread_mutex_lock(&dw.m);
+	r[1] = _i == 2 ? pthread_mutex_lock(&dw.m) : 0;
+	dw.go = 1;
+	r[2] = pthread_cond_broadcast(&dw.c);
+	for (int k = 0; _i == 1 && k < 1000; k++)
+		r[2] |= pthread_cond_signal(&dw.c);
+	if (_i == 1)
+		r[2] |= pthread_cond_broadcast(&dw.c);
+	usleep(50000); /* time enough for a wake-up to run the waiter */
+	on[0] = blocked_on(dw.tid);
+	r[3] = _i == 2 ? pthread_mutex_unlock(&dw.m) : 0;
+	usleep(_i == 2 ? 50000 : 0);
+	on[1] = blocked_on(dw.tid);
+	for (int k = 0; k < 4; k++)
+		ck_assert_int_eq(r[k], 0);
+	dw_assert_on_cond(on[0], "signalled, the mutex held");
+	dw_assert_on_cond(on[1], "a recursive mutex still held once");
+	if (_i == 3) {
+		dl = harness_deadline(CLOCK_REALTIME, 100);
+		ck_assert_int_eq(pthread_cond_timedwait(&dw.c, &dw.m, &dl), ETIMEDOUT);
+		ck_assert_int_eq(dw.done, 1); /* it ran while we waited */
+	}
+	if (_i == 4) {
+		ck_assert_int_eq(pthread_cond_destroy(&dw.c), 0);
+		ck_assert_int_eq(pthread_mutex_unlock(&dw.m), 0);
+	} else {
+		ck_assert_int_eq(pthread_mutex_unlock(&dw.m), 0);
+	}
+	ck_assert_ptr_null(harness_join(t, 10));
+	ck_assert_int_eq(dw.done, 1);
+	if (_i != 4)
+		ck_assert_int_eq(pthread_cond_destroy(&dw.c), 0);
+	ck_assert_int_eq(pthread_mutex_destroy(&dw.m), 0);
+}
+END_TEST
+
+/* The waiter frees the condition (and its mutex) as soon as it returns,
+ * without destroying it, while its broadcaster may still be inside the
+ * unlock that makes a deferred wake-up: that wake-up must be over before
+ * any waiter can return (thr_cond.c, Deferred wake-ups). The waits are
+ * plain, or timed with a deadline that may pass first (_i 1); the freed
+ * memory is overwritten first, so that a late write by the broadcaster
+ * shows (and ASan's build reports it). */
+enum { FR_ROUNDS = 3000 };
+struct fr_obj {
+	pthread_mutex_t m;
+	pthread_cond_t c;
+	int flag;
+};
+static struct fr_obj *volatile fr_slot;
+static volatile int fr_stop;
+
+static void *fr_broadcaster(void *arg)
+{
+	long bad = 0;
+
+	(void)arg;
+	while (!fr_stop) {
+		struct fr_obj *o = __atomic_exchange_n(&fr_slot, NULL, __ATOMIC_ACQ_REL);
+
+		if (!o) {
+			sched_yield();
+			continue;
+		}
+		bad += pthread_mutex_lock(&o->m) != 0;
+		o->flag = 1;
+		bad += pthread_cond_broadcast(&o->c) != 0;
+		bad += pthread_mutex_unlock(&o->m) != 0;
+	}
+	return (void *)bad;
+}
+
+START_TEST(waiter_frees_the_condition_at_return)
+{
+	pthread_t t;
+	int bad = 0;
+
+	fr_stop = 0;
+	ck_assert_int_eq(pthread_create(&t, NULL, fr_broadcaster, NULL), 0);
+	for (int i = 0; i < FR_ROUNDS; i++) {
+		struct fr_obj *o = malloc(sizeof(*o));
+		struct timespec dl;
+		int r;
+
+		ck_assert_ptr_nonnull(o);
+		pthread_mutex_init(&o->m, NULL);
+		pthread_cond_init(&o->c, NULL);
+		o->flag = 0;
+		pthread_mutex_lock(&o->m);
+		__atomic_store_n(&fr_slot, o, __ATOMIC_RELEASE);
+		while (!o->flag) {
+			if (_i == 1 && i % 2) {
+				dl = harness_deadline(CLOCK_REALTIME, i % 3);
+				r = pthread_cond_timedwait(&o->c, &o->m, &dl);
+				bad += r != 0 && r != ETIMEDOUT;
+			} else {
+				bad += pthread_cond_wait(&o->c, &o->m) != 0;
+			}
+		}
+		pthread_mutex_unlock(&o->m);
+		memset(o, 0x55, sizeof(*o));
+		free(o);
+	}
+	fr_stop = 1;
+	ck_assert_ptr_null(harness_join(t, 10));
+	ck_assert_int_eq(bad, 0);
+}
+END_TEST
+
 START_TEST(free_running_signaller_batches_its_sole_waiter)
 {
 	cpu_set_t cpus;
@@ -2561,6 +2769,9 @@ int main(void)
 	tc = harness_tcase(s, "relock", 30);
 	tcase_add_loop_test(tc, woken_waiter_waits_for_a_signaller_that_holds_the_mutex, 0, 16);
 	tcase_add_loop_test(tc, young_cond_handshake_waits_for_the_holder, 0, 2);
+	tc = harness_tcase(s, "deferred", 30);
+	tcase_add_loop_test(tc, holder_wakes_its_waiter_at_release, 0, 6);
+	tcase_add_loop_test(tc, waiter_frees_the_condition_at_return, 0, 2);
 	tc = harness_tcase(s, "batching", 30);
 	tcase_add_test(tc, free_running_signaller_batches_its_sole_waiter);
 	tcase_add_test(tc, batching_waiter_does_not_stall_a_waiting_producer);

@@ -83,6 +83,26 @@
  *             -DTIMEOUTS=1: invalid end state; the model caught it in the
  *             C code before it was committed).
  *
+ * Deferred wake-ups (thr_cond.c head comment; not with REQUEUE or NO_DEFER):
+ * a broadcast made by the mutex's holder moves seq at once, and if it
+ * read sleepers > 0 leaves the wake of all to its release of the mutex
+ * (pend): just before the release, the releaser holds the drain count
+ * (c_defer: its DRAIN_HOLD units) if a thread is inside (c_waiters > 0;
+ * else there is no sleeper, and nothing to wake); once the word is
+ * released, it reads sleepers again, wakes them all and lets go of the
+ * hold (flush). A waiter does not leave the count while a hold is
+ * counted. Checked: a flush ends with a thread still inside, so the
+ * condition lives through it. A signal wakes at once, and so does a
+ * broadcast made without the mutex (SIG_UNLOCKED).
+ *   -DSEED_LEAVE_HELD  (seeded) a waiter leaves the drain count while a
+ *             hold is counted: the program may free the condition under
+ *             the flush (run seeded/cond_leave_held: assertion violated).
+ *   -DSEED_DEFER_UNLOCKED  (seeded) defers without holding the mutex (the
+ *             holder check left out): the wake-up waits for the
+ *             broadcaster's next release of the mutex, and the last one
+ *             for ever (run seeded/cond_defer_unlocked, -DSIG_UNLOCKED
+ *             -DFLAGS: invalid end state).
+ *
  * Program (TOKENS, default): NWAIT waiters each do
  *     lock(m); while (tokens == 0) cond_[timed]wait(c, m); tokens--; unlock(m)
  * and NSIG signallers produce NWAIT tokens between them, each
@@ -197,6 +217,18 @@ byte tokens;			/* the program's predicate, under the mutex */
 #define FLY
 bit c_fly;			/* struct cond wake bit 0: a wake-up in flight */
 byte c_owed;			/* struct cond wake >> 1: wake-ups owed */
+#endif
+#if !defined(REQUEUE) && !defined(NO_DEFER) && \
+	(!defined(SIG_UNLOCKED) || defined(SEED_DEFER_UNLOCKED))
+#define DEFERS			/* the signallers' wake-ups are deferred */
+#endif
+byte c_defer;			/* struct cond waiters / DRAIN_HOLD: deferrals */
+/* cond_leave: the drain count goes down by one, but not while a hold is
+ * counted (fthr_drain_leave_unheld, one CAS; else it waits) */
+#ifdef SEED_LEAVE_HELD
+#define COND_LEAVE	c_waiters--	/* SEEDED BUG: leaves while held */
+#else
+#define COND_LEAVE	atomic { c_defer == 0 -> c_waiters-- }
 #endif
 byte holder;			/* _pid + 1 of the mutex holder (ghost) */
 byte finished;			/* threads finished (ghost) */
@@ -437,7 +469,7 @@ inline cond_wait(timed, res)
 			/* (exact counts: it stays counted, one too many at worst) */
 			WAKE_BACK();		/* if (counts_exact) wake_back(c) */
 			WAKE_OUT(1, wn);	/* pass on what we may have taken */
-			c_waiters--;		/* fthr_drain_leave */
+			COND_LEAVE;		/* cond_leave */
 #ifdef RQ_SEQ
 			mutex_cond_lock(slept)	/* old: (m, saved, marked) */
 #elif defined(REQUEUE)
@@ -489,18 +521,67 @@ inline cond_wait(timed, res)
 #ifdef RQ_SEQ
 		slept = REQUEUED_SINCE(s);	/* old: marked = requeued_since(c, seq) */
 #endif
-		c_waiters--;			/* fthr_drain_leave(&c->waiters) */
+		COND_LEAVE;			/* cond_leave(c) */
 		mutex_cond_lock(slept)		/* fthr_mutex_cond_lock(m, saved); old: slept */
 	fi;
 	res = (r == F_ETIMEDOUT -> F_ETIMEDOUT : (r == F_CANCELLED -> F_CANCELLED : F_OK));
 	r = 0; s = 0; slept = 0
 }
 
+/* thr_cond.c signal_sleepers(c, sn): sn sleepers read */
+inline signal_sleepers()
+{
+#ifdef FLY
+	/* the CAS loop's successful step */
+	if
+	:: atomic { c_fly && c_owed >= sn -> skip }
+	:: atomic { c_fly && c_owed < sn -> c_owed++ }
+	:: atomic { !c_fly -> c_fly = 1 } -> wake_one()
+	fi
+#else
+	WAKE_OUT(1, wn)				/* count_out(c, futex_wake(&c->seq, 1)) */
+#endif
+}
+
+/* thr_cond.c fthr_cond_flush, run by the holder's release of the mutex
+ * once the word is released: the deferred wake of all (pend), with
+ * sleepers read again. The condition must live until its last step: a
+ * waiter is still inside (asserted), so the program cannot have destroyed
+ * or freed it. */
+inline flush()
+{
+	if
+	:: pend == 0 -> skip
+	:: else ->
+		if
+		:: c_sleepers > 0 -> WAKE_OUT(ALL, wn)	/* wake_all */
+		:: else -> skip
+		fi;
+		assert(c_waiters > 0);
+		c_defer--; pend = 0		/* fthr_drain_unhold */
+	fi
+}
+
+/* thr_cond.c fthr_cond_hold, before the holder's release of the mutex:
+ * a hold on the drain count if a thread is inside; none: no sleeper
+ * either, the wake-up is dropped */
+inline hold()
+{
+	if
+	:: pend == 0 -> skip
+	:: else ->
+		if
+		:: atomic { c_waiters > 0 -> c_defer++ }	/* fthr_drain_hold */
+		:: atomic { c_waiters == 0 -> pend = 0 }
+		fi
+	fi
+}
+
 /* thr_cond.c fthr_cond_signal */
 inline cond_signal()
 {
 	if
-	:: c_waiters == 0 -> skip		/* fthr_drain_count(&c->waiters) == 0 */
+	:: c_waiters + c_defer == 0 -> skip	/* fthr_drain_count(&c->waiters) == 0 */
 	:: else ->
 #ifdef SEED_SIGNAL_NOSEQ
 		/* SEEDED BUG: no fetch_add(&c->seq, 1): a waiter between its
@@ -509,20 +590,11 @@ inline cond_signal()
 		mem[SEQ]++;			/* fetch_add(&c->seq, 1) */
 #endif
 		if
-#ifdef FLY
 		:: atomic { c_sleepers > 0 -> sn = c_sleepers } ->	/* n = load(&c->sleepers) */
-			/* signal_sleepers: the CAS loop's successful step */
-			if
-			:: atomic { c_fly && c_owed >= sn -> skip }
-			:: atomic { c_fly && c_owed < sn -> c_owed++ }
-			:: atomic { !c_fly -> c_fly = 1 } -> wake_one()
-			fi;
-			sn = 0
-#else
-		:: c_sleepers > 0 -> WAKE_OUT(1, wn)	/* count_out(c, futex_wake(&c->seq, 1)) */
-#endif
+			signal_sleepers()		/* (a signal wakes at once) */
 		:: else -> skip
-		fi
+		fi;
+		sn = 0
 	fi
 }
 
@@ -530,7 +602,7 @@ inline cond_signal()
 inline cond_broadcast()
 {
 	if
-	:: c_waiters == 0 -> skip		/* fthr_drain_count(&c->waiters) == 0 */
+	:: c_waiters + c_defer == 0 -> skip	/* fthr_drain_count(&c->waiters) == 0 */
 	:: else ->
 		atomic { mem[SEQ]++; bseq = mem[SEQ] };	/* seq = add_fetch(&c->seq, 1) */
 		if
@@ -565,7 +637,11 @@ inline cond_broadcast()
 			fi;
 #endif
 			if
+#ifdef DEFERS
+			:: !bdone -> pend = 1		/* defer(c, s) */
+#else
 			:: !bdone -> WAKE_OUT(ALL, wn)	/* count_out(c, futex_wake(&c->seq, INT_MAX)) */
+#endif
 			:: else -> skip
 			fi;
 			skip			/* the wake word left alone */
@@ -635,6 +711,7 @@ active [NSIG] proctype signaller()
 	LLL_LOCALS;
 	byte bseq, rr, bdone, k, wn;	/* wn: a wake's or requeue's count */
 	byte sn;			/* signal_sleepers: the sleepers it read */
+	byte pend;			/* 1: its broadcast's wake-up is deferred */
 
 	k = _pid - NWAIT;
 	do
@@ -647,9 +724,13 @@ active [NSIG] proctype signaller()
 #endif
 #ifndef SIG_UNLOCKED
 		wake_op();
+		hold();				/* fthr_mutex_unlock: word_release */
 		mutex_unlock();
+		flush();
 #else
+		hold();
 		mutex_unlock();
+		flush();
 		wake_op();
 #endif
 		k = k + NSIG

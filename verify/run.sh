@@ -50,6 +50,7 @@ robust|robust.pml|-DTIMEOUTS=1|safety||ok|
 robust-4threads|robust.pml|-DNTHR=4 -DITERS=1|safety||ok|
 robust-two-deaths|robust.pml|-DDEATHS=2|safety||ok|
 cond|cond.pml|-DTIMEOUTS=1 -DCANCELS=1|safety||ok|
+cond-nodefer|cond.pml|-DNO_DEFER -DTIMEOUTS=1 -DCANCELS=1|safety||ok|
 cond-spurious|cond.pml|-DSPURIOUS=1 -DEINTRS=1 -DRESTARTS=1|safety||ok|
 cond-flags|cond.pml|-DFLAGS -DTIMEOUTS=1 -DCANCELS=1|safety||ok|
 cond-signal-unlocked|cond.pml|-DSIG_UNLOCKED -DONLY_SIGNAL -DTIMEOUTS=1 -DCANCELS=1|safety||ok|
@@ -116,6 +117,8 @@ seeded/cond_fly_drop|cond.pml|-DSEED_FLY_DROP -DONLY_SIGNAL|quick||err|invalid e
 seeded/cond_wake_store|cond.pml|-DSEED_WAKE_STORE -DSIG_UNLOCKED -DNSIG=2 -DTIMEOUTS=1|quick||err|invalid end state
 seeded/cond_norequeue_check|cond.pml|-DREQUEUE -DNO_EXACT_CHECK -DSEED_NO_REQUEUE_CHECK -DFLAGS -DTIMEOUTS=1|quick||err|assertion violated
 seeded/cond_double_out|cond.pml|-DSEED_DOUBLE_OUT|quick||err|assertion violated
+seeded/cond_defer_unlocked|cond.pml|-DSEED_DEFER_UNLOCKED -DSIG_UNLOCKED -DFLAGS|quick||err|invalid end state
+seeded/cond_leave_held|cond.pml|-DSEED_LEAVE_HELD -DONLY_BROADCAST|quick||err|assertion violated
 seeded/rwlock_seq_late|rwlock.pml|-DSEED_SEQ_LATE|quick||err|invalid end state
 seeded/rwlock_pending_noresleep|rwlock.pml|-DPRIVATE -DSEED_PENDING_NORESLEEP -DNR=1 -DNW=2|quick||err|invalid end state
 seeded/rwlock_bias_noreread|rwlock_bias.pml|-DSEED_NOREREAD|quick||err|assertion violated
