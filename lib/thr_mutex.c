@@ -175,16 +175,16 @@ static inline int word_release_now(pthread_mutex_t *m, int kind)
 	return 0;
 }
 
-/* The caller signalled a condition variable while it held this mutex:
- * its wake-ups are made once the word is released (thr_cond.c, Deferred
- * wake-ups). Out of line: the fast path keeps one test. */
+/* The caller broadcast on a condition variable while it held this
+ * mutex: the condition is held, the word released, then its sleepers
+ * woken (thr_cond.c, Deferred wake-ups). Out of line: the fast path keeps
+ * one test. */
 static FTHR_NOINLINE int word_release_deferred(pthread_mutex_t *m, int kind)
 {
 	int r;
 
 	fthr_cond_hold(m);
 	r = word_release_now(m, kind);
-
 	fthr_cond_flush(m);
 	return r;
 }

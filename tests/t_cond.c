@@ -2488,12 +2488,9 @@ START_TEST(holder_wakes_its_waiter_at_release)
 		ck_assert_int_eq(pthread_cond_timedwait(&dw.c, &dw.m, &dl), ETIMEDOUT);
 		ck_assert_int_eq(dw.done, 1); /* it ran while we waited */
 	}
-	if (_i == 4) {
+	if (_i == 4)
 		ck_assert_int_eq(pthread_cond_destroy(&dw.c), 0);
-		ck_assert_int_eq(pthread_mutex_unlock(&dw.m), 0);
-	} else {
-		ck_assert_int_eq(pthread_mutex_unlock(&dw.m), 0);
-	}
+	ck_assert_int_eq(pthread_mutex_unlock(&dw.m), 0);
 	ck_assert_ptr_null(harness_join(t, 10));
 	ck_assert_int_eq(dw.done, 1);
 	if (_i != 4)
@@ -2516,14 +2513,14 @@ struct fr_obj {
 	int flag;
 };
 static struct fr_obj *volatile fr_slot;
-static volatile int fr_stop;
+static int fr_stop;
 
 static void *fr_broadcaster(void *arg)
 {
 	long bad = 0;
 
 	(void)arg;
-	while (!fr_stop) {
+	while (!__atomic_load_n(&fr_stop, __ATOMIC_ACQUIRE)) {
 		struct fr_obj *o = __atomic_exchange_n(&fr_slot, NULL, __ATOMIC_ACQ_REL);
 
 		if (!o) {
@@ -2543,7 +2540,7 @@ START_TEST(waiter_frees_the_condition_at_return)
 	pthread_t t;
 	int bad = 0;
 
-	fr_stop = 0;
+	__atomic_store_n(&fr_stop, 0, __ATOMIC_RELEASE);
 	ck_assert_int_eq(pthread_create(&t, NULL, fr_broadcaster, NULL), 0);
 	for (int i = 0; i < FR_ROUNDS; i++) {
 		struct fr_obj *o = malloc(sizeof(*o));
@@ -2569,7 +2566,7 @@ START_TEST(waiter_frees_the_condition_at_return)
 		memset(o, 0x55, sizeof(*o));
 		free(o);
 	}
-	fr_stop = 1;
+	__atomic_store_n(&fr_stop, 1, __ATOMIC_RELEASE);
 	ck_assert_ptr_null(harness_join(t, 10));
 	ck_assert_int_eq(bad, 0);
 }
