@@ -27,6 +27,7 @@
 #include "futex.h"
 
 #define DRAIN_WAITING INT_MIN
+#define DRAIN_THREADS_MASK ((1 << 20) - 1)
 #define DRAIN_HOLD (1 << 20)
 #define DRAIN_HOLD_MASK (0x3ff << 20)
 #define DRAIN_HOLD_WAITING (1 << 30)
@@ -40,7 +41,7 @@ static inline int fthr_drain_count(const volatile int *n)
 /* Threads inside only. */
 static inline int fthr_drain_threads(const volatile int *n)
 {
-	return __atomic_load_n(n, __ATOMIC_SEQ_CST) & (DRAIN_HOLD - 1);
+	return __atomic_load_n(n, __ATOMIC_SEQ_CST) & DRAIN_THREADS_MASK;
 }
 
 static inline void fthr_drain_enter(volatile int *n)
@@ -61,7 +62,7 @@ static inline bool fthr_drain_hold(volatile int *n)
 	int v = __atomic_load_n(n, __ATOMIC_SEQ_CST);
 
 	do {
-		if (!(v & (DRAIN_HOLD - 1)))
+		if (!(v & DRAIN_THREADS_MASK))
 			return false;
 	} while (!__atomic_compare_exchange_n(n, &v, v + DRAIN_HOLD, false, __ATOMIC_SEQ_CST,
 					      __ATOMIC_SEQ_CST));

@@ -2481,7 +2481,7 @@ START_TEST(holder_wakes_its_waiter_at_release)
 	on[1] = blocked_on(dw.tid);
 	for (int k = 0; k < 4; k++)
 		ck_assert_int_eq(r[k], 0);
-	dw_assert_on_cond(on[0], "signalled, the mutex held");
+	dw_assert_on_cond(on[0], "broadcast, the mutex held");
 	dw_assert_on_cond(on[1], "a recursive mutex still held once");
 	if (_i == 3) {
 		dl = harness_deadline(CLOCK_REALTIME, 100);
