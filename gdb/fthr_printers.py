@@ -128,9 +128,10 @@ class CondPrinter(Printer):
             return ("fthr cond (process-shared, glibc's condition variable): "
                     "%d waiter reference(s), %s" % (wrefs >> 3, CLOCKS[(wrefs >> 1) & 1]))
         seq, drain, flags, sleepers = words(b[0:16], "iIii")
-        # the drain count (lib/drain.h): threads, and deferred wake-ups in
-        # units of DRAIN_HOLD (1 << 20)
-        waiters, deferred = drain & 0xFFFFF, (drain >> 20) & 0x7FF
+        # the drain count (lib/drain.h): threads (bits 0-19), and deferred
+        # wake-ups in units of DRAIN_HOLD (bits 20-29; bit 30 says a
+        # waiter sleeps until they end)
+        waiters, deferred = drain & 0xFFFFF, (drain >> 20) & 0x3FF
         clock = CLOCKS.get(flags >> 1, "clock %d" % (flags >> 1))
         s = "fthr cond (%s%s): " % (clock, ", process-shared" if flags & 1 else "")
         if waiters == 0:
