@@ -601,6 +601,28 @@ static long lat_floor(int b)
 	return o < 0 ? b : (long)(LAT_SUB + b % LAT_SUB) << o;
 }
 
+/* the time under which all but total/per acquisitions of histogram h fall
+ * (per 1000: the 99.9th percentile) */
+static long lat_quantile(const long *h, long total, long per)
+{
+	long seen = 0;
+	int b;
+
+	for (b = 0; b < LAT_OCT * LAT_SUB - 1 && (seen += h[b]) < total - total / per; b++)
+		;
+	return lat_floor(b);
+}
+
+/* the acquisitions of histogram h that took at least ns (to a bucket) */
+static long lat_over(const long *h, long ns)
+{
+	long n = 0;
+
+	for (int b = 0; b < LAT_OCT * LAT_SUB; b++)
+		n += lat_floor(b) >= ns ? h[b] : 0;
+	return n;
+}
+
 static long ns_since(const struct timespec *a)
 {
 	struct timespec b;
@@ -658,9 +680,9 @@ static int bench_acquire(int argc, char **argv)
 	const char *metric = argc > 3 ? argv[3] : "p99";
 	double secs = argc > 4 ? atof(argv[4]) : 1.0;
 	struct latworker *w = aligned_alloc(64, (size_t)threads * sizeof(*w));
-	long total = 0, mn = -1, mx = 0, seen = 0, *h = calloc(LAT_OCT * LAT_SUB, sizeof(long));
+	long total = 0, mn = -1, mx = 0, p99, *h = calloc(LAT_OCT * LAT_SUB, sizeof(long));
 	double v;
-	char extra[128];
+	char extra[160];
 
 	memset(w, 0, (size_t)threads * sizeof(*w));
 	lat_rw = argc > 1 && !strcmp(argv[1], "rwlock");
@@ -678,13 +700,15 @@ static int bench_acquire(int argc, char **argv)
 	}
 	if (!lat_rw && total != cm_count)
 		violation("mutual exclusion", cm_count, total);
-	for (b = 0; b < LAT_OCT * LAT_SUB && (seen += h[b]) < total - total / 100; b++)
-		;
-	snprintf(extra, sizeof(extra), "p99=%ld max=%ld share=%.3f ops=%ld", lat_floor(b), mx,
+	p99 = lat_quantile(h, total, 100);
+	snprintf(extra, sizeof(extra),
+		 "p99=%ld p99.9=%ld p99.99=%ld over4us/s=%.0f max=%ld share=%.3f ops=%ld",
+		 p99, lat_quantile(h, total, 1000), lat_quantile(h, total, 10000),
+		 (double)lat_over(h, 4000) / secs, mx,
 		 total ? (double)mn * threads / total : 0.0, total);
 	v = !strcmp(metric, "max") ? (double)mx
 	    : !strcmp(metric, "share") ? (total ? (double)mn * threads / total : 0.0)
-				       : (double)lat_floor(b);
+				       : (double)p99;
 	result(v, !strcmp(metric, "share") ? "share" : "ns", extra);
 	return 0;
 }
