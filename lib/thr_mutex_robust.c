@@ -37,8 +37,8 @@
  *            verify/robust.pml.
  *            (Waking 2 at every marked unlock, or a wake note in __spins
  *            that an unmarked unlock acts on, also close it, but cost
- *            LMDB's writers 30-50% of their throughput: ChangeLog,
- *            2026-12-02 seventh. The recheck costs a clock read per sleep.)
+ *            writers much of their throughput: docs/performance.md,
+ *            Robust mutexes. The recheck costs a clock read per sleep.)
  * __owner: tid; INCONSISTENT (INT_MAX) after EOWNERDEAD until
  * pthread_mutex_consistent; NOTRECOVERABLE (INT_MAX - 1) after an unlock
  * without it: every later lock fails with ENOTRECOVERABLE.

@@ -244,11 +244,10 @@ static inline bool prefers_writers(const struct rwlock *l)
 /* the mode, one bit test each (OFF 0, ON 1, DIRTY 2) */
 #define bias_on(b) ((b) & BIAS_ON)
 #define bias_off(b) (!((b) & BIAS_MODE))
-/* 2, not 8: with more threads than cpus (8 on 2) two readers are inside
- * together only now and then, and 8 such reads between two writes seldom
- * came; the bias then stayed off for 9 writes in 10 (1% writes, 8
- * threads: 1.7e4 turn-ons a second for 1.9e5 writes). Write-heavy locks
- * stay unbiased all the same (50% writes unchanged): see the ChangeLog. */
+/* 2, not 8: with more threads than cpus two readers are inside together
+ * only now and then, and 8 such reads between two writes seldom came, so
+ * the bias stayed off for most writes. Write-heavy locks stay unbiased
+ * all the same (docs/performance.md, Rwlocks). */
 #ifndef STREAK_ON
 #define STREAK_ON 2
 #endif

@@ -1704,7 +1704,7 @@ END_TEST
  * writer, woken by the last read through the lock's word, revokes and
  * gets the lock. (fthr once waited for no writer to wait: with more
  * threads than cpus some writer nearly always slept, and the bias stayed
- * off: see the ChangeLog.) */
+ * off: docs/performance.md, Rwlocks.) */
 static int sw_tid, sw_got;
 static void *sleeping_writer(void *arg)
 {
