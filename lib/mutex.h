@@ -35,12 +35,22 @@ static inline int fthr_mutex_relock(pthread_mutex_t *m, int type, bool trying)
 	return trying ? EBUSY : -1;
 }
 
-/* Robust mutexes (thr_mutex_robust.c), called from thr_mutex.c's slow paths
- * with the mutex's kind. */
-FTHR_HIDDEN int fthr_robust_lock(pthread_mutex_t *m, int kind, clockid_t clk,
-				 const struct timespec *abstime, bool timed);
-FTHR_HIDDEN int fthr_robust_trylock(pthread_mutex_t *m, int kind);
-FTHR_HIDDEN int fthr_robust_unlock(pthread_mutex_t *m, int kind, bool full);
+/* A kind of mutex with a file of its own: robust (thr_mutex_robust.c),
+ * priority inheritance, robust or not (thr_mutex_pi.c), priority protect
+ * (thr_mutex_pp.c). thr_mutex.c's one dispatch on the kind (kind_ops)
+ * hands these every lock, trylock and unlock of such a mutex, and a
+ * condition wait's release (unlock with full: every recursion level, and
+ * the thread stays in __nusers) and re-take (lock, untimed). lock: abstime,
+ * on clock clk, bounds the wait if timed. */
+struct fthr_mutex_ops {
+	int (*lock)(pthread_mutex_t *m, int kind, clockid_t clk,
+		    const struct timespec *abstime, bool timed);
+	int (*trylock)(pthread_mutex_t *m, int kind);
+	int (*unlock)(pthread_mutex_t *m, int kind, bool full);
+};
+FTHR_HIDDEN extern const struct fthr_mutex_ops fthr_robust_ops;
+FTHR_HIDDEN extern const struct fthr_mutex_ops fthr_pi_ops;
+FTHR_HIDDEN extern const struct fthr_mutex_ops fthr_pp_ops;
 
 /* The thread's kernel robust list (thr_mutex_robust.c): its head (NULL if
  * none can be registered), and linking a mutex in and out of it. */
@@ -50,18 +60,6 @@ FTHR_HIDDEN void fthr_robust_enqueue(struct fthr_robust_list *h, pthread_mutex_t
 				     bool pi);
 FTHR_HIDDEN void fthr_robust_dequeue(pthread_mutex_t *m);
 FTHR_HIDDEN void fthr_robust_pending(struct fthr_robust_list *h, pthread_mutex_t *m);
-
-/* Priority-inheritance mutexes, robust or not (thr_mutex_pi.c). */
-FTHR_HIDDEN int fthr_pi_lock(pthread_mutex_t *m, int kind, clockid_t clk,
-			     const struct timespec *abstime, bool timed);
-FTHR_HIDDEN int fthr_pi_trylock(pthread_mutex_t *m, int kind);
-FTHR_HIDDEN int fthr_pi_unlock(pthread_mutex_t *m, int kind, bool full);
-
-/* Priority-protect mutexes (thr_mutex_pp.c). */
-FTHR_HIDDEN int fthr_pp_lock(pthread_mutex_t *m, int kind, clockid_t clk,
-			     const struct timespec *abstime, bool timed);
-FTHR_HIDDEN int fthr_pp_trylock(pthread_mutex_t *m, int kind);
-FTHR_HIDDEN int fthr_pp_unlock(pthread_mutex_t *m, int kind, bool full);
 
 /* The thread's priority from the priority-protect mutexes it holds, set
  * again (after the host's condition wait, thr_cond.c). */

@@ -227,20 +227,61 @@ static int mutex_wait(pthread_mutex_t *m, int kind, clockid_t clk,
 	return 0;
 }
 
+static int bad_kind_lock(pthread_mutex_t *m, int kind, clockid_t clk,
+			 const struct timespec *abstime, bool timed)
+{
+	(void)m, (void)kind, (void)clk, (void)abstime, (void)timed;
+	return EINVAL;
+}
+
+static int bad_kind_trylock(pthread_mutex_t *m, int kind)
+{
+	(void)m, (void)kind;
+	return EINVAL;
+}
+
+static int bad_kind_unlock(pthread_mutex_t *m, int kind, bool full)
+{
+	(void)m, (void)kind, (void)full;
+	return EINVAL;
+}
+
+/* A kind no init made: a destroyed mutex, or one never initialized. */
+static const struct fthr_mutex_ops bad_kind_ops = {
+	.lock = bad_kind_lock,
+	.trylock = bad_kind_trylock,
+	.unlock = bad_kind_unlock,
+};
+
+/* The one dispatch on a mutex's kind, made by every lock, trylock and
+ * unlock that leaves the fast paths and by a condition wait's release and
+ * re-take: NULL for the plain kinds (normal, recursive, errorcheck,
+ * adaptive; process-shared or not), whose word protocol is this file's;
+ * else the calls of the kind's own file (priority inheritance first: it
+ * does the robust part of a robust one too), or of bad_kind_ops. A new kind
+ * is a row here and a file with its fthr_mutex_ops. */
+static inline const struct fthr_mutex_ops *kind_ops(int kind)
+{
+	if (likely(!(kind & (SPECIAL_KIND_BITS | ~KNOWN_KIND_BITS))))
+		return NULL;
+	if (unlikely(kind & ~KNOWN_KIND_BITS))
+		return &bad_kind_ops;
+	return (kind & FTHR_MUTEX_PRIO_INHERIT)	  ? &fthr_pi_ops
+	       : (kind & FTHR_MUTEX_PRIO_PROTECT) ? &fthr_pp_ops
+						  : &fthr_robust_ops;
+}
+
 /* Everything but the normal-mutex fast path. */
 static FTHR_NOINLINE int mutex_lock_slow(pthread_mutex_t *m, clockid_t clk,
 					 const struct timespec *abstime,
 					 bool timed)
 {
 	int kind = mutex_kind(m), type = kind & FTHR_MUTEX_KIND_MASK;
+	const struct fthr_mutex_ops *ops = kind_ops(kind);
 	int tid, r;
 
-	if (unlikely(kind & ~KNOWN_KIND_BITS))
-		return EINVAL; /* destroyed or never initialized */
-	if (unlikely(kind & SPECIAL_KIND_BITS))
-		return (kind & FTHR_MUTEX_PRIO_INHERIT) ? fthr_pi_lock(m, kind, clk, abstime, timed)
-		       : (kind & FTHR_MUTEX_PRIO_PROTECT) ? fthr_pp_lock(m, kind, clk, abstime, timed)
-		       : fthr_robust_lock(m, kind, clk, abstime, timed);
+	if (unlikely(ops))
+		return ops->lock(m, kind, clk, abstime, timed);
 	tid = fthr_tid();
 	if (mutex_owner(m) == tid && (r = fthr_mutex_relock(m, type, false)) >= 0)
 		return r;
@@ -317,18 +358,21 @@ FTHR_HIDDEN FTHR_INLINED int fthr_mutex_clocklock(pthread_mutex_t *m, clockid_t 
 	return TSAN_LOCK(m, 0, mutex_lock_common(m, clk, abstime, true));
 }
 
+/* Out of line: the call through a pointer stays out of the trylock's hot
+ * path (tests/fpu-free.sh proves that path makes none). */
+static FTHR_NOINLINE int mutex_trylock_kind(pthread_mutex_t *m, int kind,
+					    const struct fthr_mutex_ops *ops)
+{
+	return ops->trylock(m, kind);
+}
+
 FTHR_HIDDEN FTHR_INLINED int fthr_mutex_trylock(pthread_mutex_t *m)
 {
 	int kind = mutex_kind(m), tid;
+	const struct fthr_mutex_ops *ops = kind_ops(kind);
 
-	if (unlikely(kind & ~KNOWN_KIND_BITS))
-		return EINVAL;
-	if (kind & FTHR_MUTEX_PRIO_INHERIT)
-		return fthr_pi_trylock(m, kind);
-	if (kind & FTHR_MUTEX_PRIO_PROTECT)
-		return fthr_pp_trylock(m, kind);
-	if (kind & FTHR_MUTEX_ROBUST)
-		return fthr_robust_trylock(m, kind);
+	if (unlikely(ops))
+		return mutex_trylock_kind(m, kind, ops);
 	tid = fthr_tid();
 	if (mutex_owner(m) == tid)
 		return fthr_mutex_relock(m, kind & FTHR_MUTEX_KIND_MASK, true);
@@ -342,12 +386,10 @@ FTHR_HIDDEN FTHR_INLINED int fthr_mutex_trylock(pthread_mutex_t *m)
 
 static FTHR_NOINLINE int mutex_unlock_slow(pthread_mutex_t *m, int kind)
 {
-	if (unlikely(kind & ~KNOWN_KIND_BITS))
-		return EINVAL;
-	if (unlikely(kind & SPECIAL_KIND_BITS))
-		return (kind & FTHR_MUTEX_PRIO_INHERIT) ? fthr_pi_unlock(m, kind, false)
-		       : (kind & FTHR_MUTEX_PRIO_PROTECT) ? fthr_pp_unlock(m, kind, false)
-		       : fthr_robust_unlock(m, kind, false);
+	const struct fthr_mutex_ops *ops = kind_ops(kind);
+
+	if (unlikely(ops))
+		return ops->unlock(m, kind, false);
 	switch (kind & FTHR_MUTEX_KIND_MASK) {
 	case PTHREAD_MUTEX_RECURSIVE:
 		if (mutex_owner(m) != fthr_tid())
@@ -393,16 +435,11 @@ bool fthr_mutex_defers(const pthread_mutex_t *m)
 int fthr_mutex_cond_unlock(pthread_mutex_t *m, unsigned *saved)
 {
 	int kind = mutex_kind(m), type = kind & FTHR_MUTEX_KIND_MASK;
+	const struct fthr_mutex_ops *ops = kind_ops(kind);
 
-	if (unlikely(kind & ~KNOWN_KIND_BITS))
-		return EINVAL;
 	*saved = m->__data.__count;
-	if (kind & FTHR_MUTEX_PRIO_INHERIT)
-		return fthr_pi_unlock(m, kind, true);
-	if (kind & FTHR_MUTEX_PRIO_PROTECT)
-		return fthr_pp_unlock(m, kind, true);
-	if (kind & FTHR_MUTEX_ROBUST)
-		return fthr_robust_unlock(m, kind, true);
+	if (unlikely(ops))
+		return ops->unlock(m, kind, true);
 	if ((type == PTHREAD_MUTEX_RECURSIVE || type == PTHREAD_MUTEX_ERRORCHECK) &&
 	    mutex_owner(m) != fthr_tid())
 		return EPERM;
@@ -417,13 +454,10 @@ int fthr_mutex_cond_lock(pthread_mutex_t *m, unsigned saved, enum fthr_relock ho
 {
 	volatile int *w = lockword(m);
 	int kind = mutex_kind(m), r, old;
+	const struct fthr_mutex_ops *ops = kind_ops(kind);
 
-	if (kind & (FTHR_MUTEX_ROBUST | FTHR_MUTEX_PRIO_INHERIT | FTHR_MUTEX_PRIO_PROTECT)) {
-		r = (kind & FTHR_MUTEX_PRIO_INHERIT)
-			    ? fthr_pi_lock(m, kind, CLOCK_MONOTONIC, NULL, false)
-		    : (kind & FTHR_MUTEX_PRIO_PROTECT)
-			    ? fthr_pp_lock(m, kind, CLOCK_MONOTONIC, NULL, false)
-			    : fthr_robust_lock(m, kind, CLOCK_MONOTONIC, NULL, false);
+	if (unlikely(ops)) {
+		r = ops->lock(m, kind, CLOCK_MONOTONIC, NULL, false);
 		if (r == 0 || r == EOWNERDEAD) {
 			m->__data.__count = saved;
 			m->__data.__nusers--; /* counted all the wait */

@@ -93,7 +93,7 @@ static int pi_enter(pthread_mutex_t *m, int kind, int tid,
 		       ? 0 : EBUSY;
 }
 
-int fthr_pi_lock(pthread_mutex_t *m, int kind, clockid_t clk,
+static int fthr_pi_lock(pthread_mutex_t *m, int kind, clockid_t clk,
 		 const struct timespec *abstime, bool timed)
 {
 	volatile int *w = &m->__data.__lock;
@@ -130,7 +130,7 @@ fail:
 	return r;
 }
 
-int fthr_pi_trylock(pthread_mutex_t *m, int kind)
+static int fthr_pi_trylock(pthread_mutex_t *m, int kind)
 {
 	volatile int *w = &m->__data.__lock;
 	struct fthr_robust_list *h;
@@ -155,7 +155,7 @@ int fthr_pi_trylock(pthread_mutex_t *m, int kind)
 	return EBUSY;
 }
 
-int fthr_pi_unlock(pthread_mutex_t *m, int kind, bool full)
+static int fthr_pi_unlock(pthread_mutex_t *m, int kind, bool full)
 {
 	volatile int *w = &m->__data.__lock;
 	int tid = fthr_tid(), owner = 0, type = kind & FTHR_MUTEX_KIND_MASK;
@@ -183,3 +183,9 @@ int fthr_pi_unlock(pthread_mutex_t *m, int kind, bool full)
 		fthr_robust_pending(h, NULL);
 	return 0;
 }
+
+const struct fthr_mutex_ops fthr_pi_ops = {
+	.lock = fthr_pi_lock,
+	.trylock = fthr_pi_trylock,
+	.unlock = fthr_pi_unlock,
+};

@@ -165,7 +165,7 @@ out:
 	return r;
 }
 
-int fthr_pp_lock(pthread_mutex_t *m, int kind, clockid_t clk,
+static int fthr_pp_lock(pthread_mutex_t *m, int kind, clockid_t clk,
 		 const struct timespec *abstime, bool timed)
 {
 	volatile int *w = &m->__data.__lock;
@@ -221,7 +221,7 @@ took:
 	return 0;
 }
 
-int fthr_pp_trylock(pthread_mutex_t *m, int kind)
+static int fthr_pp_trylock(pthread_mutex_t *m, int kind)
 {
 	volatile int *w = &m->__data.__lock;
 	int tid = fthr_tid(), old, c, r;
@@ -252,7 +252,7 @@ int fthr_pp_trylock(pthread_mutex_t *m, int kind)
  * normal or adaptive one is released by whoever unlocks it, held or not
  * (POSIX leaves that undefined), and __nusers counts the unlock; the
  * caller's priority changes only if it was the holder. */
-int fthr_pp_unlock(pthread_mutex_t *m, int kind, bool full)
+static int fthr_pp_unlock(pthread_mutex_t *m, int kind, bool full)
 {
 	volatile int *w = &m->__data.__lock;
 	int type = kind & FTHR_MUTEX_KIND_MASK, old;
@@ -274,6 +274,12 @@ int fthr_pp_unlock(pthread_mutex_t *m, int kind, bool full)
 		fthr_futex_wake(w, 1, kind & FTHR_MUTEX_PSHARED);
 	return mine ? pp_change(ceiling_of(old), -1, false) : 0;
 }
+
+const struct fthr_mutex_ops fthr_pp_ops = {
+	.lock = fthr_pp_lock,
+	.trylock = fthr_pp_trylock,
+	.unlock = fthr_pp_unlock,
+};
 
 FTHR_HIDDEN int fthr_mutex_getprioceiling(const pthread_mutex_t *m, int *prio)
 {

@@ -222,7 +222,7 @@ static int robust_sleep(volatile int *w, int old, clockid_t clk,
 	return 0;
 }
 
-int fthr_robust_lock(pthread_mutex_t *m, int kind, clockid_t clk,
+static int fthr_robust_lock(pthread_mutex_t *m, int kind, clockid_t clk,
 		     const struct timespec *abstime, bool timed)
 {
 	volatile int *w = &m->__data.__lock;
@@ -270,7 +270,7 @@ int fthr_robust_lock(pthread_mutex_t *m, int kind, clockid_t clk,
 	}
 }
 
-int fthr_robust_trylock(pthread_mutex_t *m, int kind)
+static int fthr_robust_trylock(pthread_mutex_t *m, int kind)
 {
 	volatile int *w = &m->__data.__lock;
 	struct fthr_robust_list *h = fthr_robust_head();
@@ -304,7 +304,7 @@ int fthr_robust_trylock(pthread_mutex_t *m, int kind)
 }
 
 /* full: release a recursive mutex entirely (condition waits). */
-int fthr_robust_unlock(pthread_mutex_t *m, int kind, bool full)
+static int fthr_robust_unlock(pthread_mutex_t *m, int kind, bool full)
 {
 	volatile int *w = &m->__data.__lock;
 	int type = kind & FTHR_MUTEX_KIND_MASK, owner = 0;
@@ -330,6 +330,12 @@ int fthr_robust_unlock(pthread_mutex_t *m, int kind, bool full)
 	fthr_robust_pending(h, NULL);
 	return 0;
 }
+
+const struct fthr_mutex_ops fthr_robust_ops = {
+	.lock = fthr_robust_lock,
+	.trylock = fthr_robust_trylock,
+	.unlock = fthr_robust_unlock,
+};
 
 FTHR_HIDDEN int fthr_mutex_consistent(pthread_mutex_t *m)
 {
