@@ -1,9 +1,9 @@
 # bench/ir-by-object.awk: the self cost (Ir) of a callgrind.out file summed
 # by object, one "object cost" line each; bench/run.sh uses it to count the
 # instructions spent inside the thread library apart from the benchmark loop.
-# fthr's Valgrind function wrappers (lib/diag_valgrind.c), which Valgrind
-# runs around every call under each of its tools and nothing runs natively,
-# are summed apart, as the object "valgrind-wrappers".
+# fthr's Valgrind function wrappers (lib/diag_valgrind.c), loaded only
+# under Helgrind and DRD, are summed apart, as the object
+# "valgrind-wrappers".
 function compressed(s, tab) { # "(n) name" defines n; "(n)" refers to it
 	if (match(s, /^\([0-9]+\) /)) {
 		tab[substr(s, 1, RLENGTH - 1)] = substr(s, RLENGTH + 1)

@@ -8,8 +8,14 @@
  * exported functions: Valgrind's function wrapping (valgrind.h), a function
  * named _vgw00000ZU_libfthrZdsoZd0_<name> wraps <name> of the object whose
  * soname is libfthr.so.0 (any of its versions), applied by Valgrind as it
- * loads the library. Natively nothing calls them: the exported functions
- * run exactly their native instructions, and no fast path tests a flag.
+ * loads the library.
+ *
+ * They are a library of their own, libfthr-valgrind.so, which libfthr
+ * loads only when Helgrind or DRD runs (valgrind_load.c): Valgrind applies
+ * a wrapper under every tool wherever an object that defines it is loaded,
+ * and so natively and under the other tools (memcheck, callgrind,
+ * cachegrind) no wrapper runs, and a profile counts fthr's own
+ * instructions alone.
  *
  * Under Valgrind each wrapper makes the requests the running tool's own
  * wrappers of glibc make, before and after the call, with its result:
@@ -21,10 +27,6 @@
  * fthr's data and each thread's fthr TLS, which the library reads and
  * writes from several threads by design, ordered by its atomics (glibc's
  * own are left out by the tools' default suppressions, by object name).
- * Valgrind applies the wrappers under its other tools too (memcheck,
- * callgrind, ...): there each only calls the function, so that a profile
- * counts about fthr's own instructions in it (docs/performance.md,
- * Valgrind wrappers).
  */
 #include "config.h"
 #include <errno.h>
@@ -34,12 +36,12 @@
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <string.h>
 #include <threads.h>
 #include <valgrind/helgrind.h>
 #include <valgrind/drd.h>
-#include "fthr_impl.h"
-#include "mutex.h"
+#include "fthr.h"
 
 /* The wrappers are in the dynamic symbol table, where Valgrind finds them
  * in a stripped library too (lib/fthr.map exports their names). */
@@ -78,14 +80,6 @@ static int tool(void)
 		__atomic_store_n(&tool_found, t, __ATOMIC_RELAXED);
 	}
 	return t;
-}
-
-/* Neither Helgrind nor DRD: Valgrind applies the wrappers under every tool,
- * and a wrapper that only passes the call on keeps what a profiler such as
- * callgrind counts in fthr near the native instructions. */
-static inline bool quiet(void)
-{
-	return tool() == TOOL_OTHER;
 }
 
 /* a request to Helgrind (its own arguments, the rest 0), and its answer */
@@ -189,7 +183,7 @@ static void unchecked(const void *p, size_t n)
 
 struct self {
 	bool all;   /* fthr's writable segments too, not only this thread's TLS */
-	Dl_info di; /* libfthr's load address */
+	Dl_info di; /* libfthr's load address (of fthr_version, its own export) */
 };
 
 static int self_data(struct dl_phdr_info *i, size_t size, void *arg)
@@ -221,7 +215,7 @@ static void setup(void)
 		return;
 	thread_done = true;
 	me.all = !__atomic_exchange_n(&data_done, 1, __ATOMIC_RELAXED);
-	if (dladdr((void *)setup, &me.di))
+	if (dladdr((void *)fthr_version, &me.di))
 		dl_iterate_phdr(self_data, &me);
 }
 
@@ -280,14 +274,10 @@ int W(pthread_mutex_init)(pthread_mutex_t *m, const pthread_mutexattr_t *a)
 {
 	int r, type = PTHREAD_MUTEX_DEFAULT;
 	ORIG(fn);
-	if (quiet()) { /* another tool: the call alone */
-		CALL_FN_W_WW(r, fn, m, a);
-		return r;
-	}
 
 	obj(m, sizeof *m);
 	if (a)
-		fthr_mutexattr_gettype(a, &type);
+		pthread_mutexattr_gettype(a, &type);
 	drd(DRD_PRE_MUTEX_INIT, m, drd_kind(type));
 	CALL_FN_W_WW(r, fn, m, a);
 	drd(DRD_POST_MUTEX_INIT, m, 0);
@@ -304,10 +294,6 @@ int W(pthread_mutex_destroy)(pthread_mutex_t *m)
 	long kind;
 	int r;
 	ORIG(fn);
-	if (quiet()) { /* another tool: the call alone */
-		CALL_FN_W_W(r, fn, m);
-		return r;
-	}
 
 	obj(m, sizeof *m);
 	kind = drd_mutex_kind(m);
@@ -325,10 +311,6 @@ int W(pthread_mutex_lock)(pthread_mutex_t *m)
 {
 	int r;
 	ORIG(fn);
-	if (quiet()) { /* another tool: the call alone */
-		CALL_FN_W_W(r, fn, m);
-		return r;
-	}
 
 	m_pre(m, 0);
 	CALL_FN_W_W(r, fn, m);
@@ -339,10 +321,6 @@ int W(pthread_mutex_trylock)(pthread_mutex_t *m)
 {
 	int r;
 	ORIG(fn);
-	if (quiet()) { /* another tool: the call alone */
-		CALL_FN_W_W(r, fn, m);
-		return r;
-	}
 
 	m_pre(m, 1);
 	CALL_FN_W_W(r, fn, m);
@@ -353,10 +331,6 @@ int W(pthread_mutex_timedlock)(pthread_mutex_t *m, const struct timespec *t)
 {
 	int r;
 	ORIG(fn);
-	if (quiet()) { /* another tool: the call alone */
-		CALL_FN_W_WW(r, fn, m, t);
-		return r;
-	}
 
 	m_pre(m, 0);
 	CALL_FN_W_WW(r, fn, m, t);
@@ -367,10 +341,6 @@ int W(pthread_mutex_clocklock)(pthread_mutex_t *m, clockid_t c, const struct tim
 {
 	int r;
 	ORIG(fn);
-	if (quiet()) { /* another tool: the call alone */
-		CALL_FN_W_WWW(r, fn, m, c, t);
-		return r;
-	}
 
 	m_pre(m, 0);
 	CALL_FN_W_WWW(r, fn, m, c, t);
@@ -381,10 +351,6 @@ int W(pthread_mutex_unlock)(pthread_mutex_t *m)
 {
 	int r;
 	ORIG(fn);
-	if (quiet()) { /* another tool: the call alone */
-		CALL_FN_W_W(r, fn, m);
-		return r;
-	}
 
 	m_unlock_pre(m);
 	CALL_FN_W_W(r, fn, m);
@@ -430,10 +396,6 @@ int W(pthread_cond_init)(pthread_cond_t *c, const pthread_condattr_t *a)
 {
 	int r;
 	ORIG(fn);
-	if (quiet()) { /* another tool: the call alone */
-		CALL_FN_W_WW(r, fn, c, a);
-		return r;
-	}
 
 	obj(c, sizeof *c);
 	drd(DRD_PRE_COND_INIT, c, 0);
@@ -451,10 +413,6 @@ int W(pthread_cond_destroy)(pthread_cond_t *c)
 	static const pthread_cond_t zero = PTHREAD_COND_INITIALIZER;
 	int r;
 	ORIG(fn);
-	if (quiet()) { /* another tool: the call alone */
-		CALL_FN_W_W(r, fn, c);
-		return r;
-	}
 
 	obj(c, sizeof *c);
 	hg(_VG_USERREQ__HG_PTHREAD_COND_DESTROY_PRE, c,
@@ -471,10 +429,6 @@ int W(pthread_cond_wait)(pthread_cond_t *c, pthread_mutex_t *m)
 {
 	int r;
 	ORIG(fn);
-	if (quiet()) { /* another tool: the call alone */
-		CALL_FN_W_WW(r, fn, c, m);
-		return r;
-	}
 
 	bool valid = c_wait_pre(c, m);
 
@@ -486,10 +440,6 @@ int W(pthread_cond_timedwait)(pthread_cond_t *c, pthread_mutex_t *m, const struc
 {
 	int r;
 	ORIG(fn);
-	if (quiet()) { /* another tool: the call alone */
-		CALL_FN_W_WWW(r, fn, c, m, t);
-		return r;
-	}
 
 	bool valid = c_wait_pre(c, m);
 
@@ -502,10 +452,6 @@ int W(pthread_cond_clockwait)(pthread_cond_t *c, pthread_mutex_t *m, clockid_t k
 {
 	int r;
 	ORIG(fn);
-	if (quiet()) { /* another tool: the call alone */
-		CALL_FN_W_WWWW(r, fn, c, m, k, t);
-		return r;
-	}
 
 	bool valid = c_wait_pre(c, m);
 
@@ -517,10 +463,6 @@ static int c_wake(OrigFn fn, pthread_cond_t *c, bool all)
 {
 	int r;
 
-	if (quiet()) { /* another tool: the call alone */
-		CALL_FN_W_W(r, fn, c);
-		return r;
-	}
 	obj(c, sizeof *c);
 	hg(all ? _VG_USERREQ__HG_PTHREAD_COND_BROADCAST_PRE : _VG_USERREQ__HG_PTHREAD_COND_SIGNAL_PRE,
 	   c, 0, 0);
@@ -535,12 +477,14 @@ static int c_wake(OrigFn fn, pthread_cond_t *c, bool all)
 int W(pthread_cond_signal)(pthread_cond_t *c)
 {
 	ORIG(fn);
+
 	return c_wake(fn, c, false);
 }
 
 int W(pthread_cond_broadcast)(pthread_cond_t *c)
 {
 	ORIG(fn);
+
 	return c_wake(fn, c, true);
 }
 
@@ -566,10 +510,6 @@ int W(pthread_rwlock_init)(pthread_rwlock_t *l, const pthread_rwlockattr_t *a)
 {
 	int r;
 	ORIG(fn);
-	if (quiet()) { /* another tool: the call alone */
-		CALL_FN_W_WW(r, fn, l, a);
-		return r;
-	}
 
 	obj(l, sizeof *l);
 	drd(DRD_PRE_RWLOCK_INIT, l, 0);
@@ -586,10 +526,6 @@ int W(pthread_rwlock_destroy)(pthread_rwlock_t *l)
 {
 	int r;
 	ORIG(fn);
-	if (quiet()) { /* another tool: the call alone */
-		CALL_FN_W_W(r, fn, l);
-		return r;
-	}
 
 	obj(l, sizeof *l);
 	hg(_VG_USERREQ__HG_PTHREAD_RWLOCK_DESTROY_PRE, l, 0, 0);
@@ -606,10 +542,6 @@ int W(pthread_rwlock_destroy)(pthread_rwlock_t *l)
 	{                                                                      \
 		int r;                                                         \
 		ORIG(fn);                                                      \
-		if (quiet()) { /* another tool: the call alone */              \
-			CALL_FN_W_W(r, fn, l);                                 \
-			return r;                                              \
-		}                                                              \
 		rw_pre(l, w, try);                                             \
 		CALL_FN_W_W(r, fn, l);                                         \
 		return rw_post(#name, l, w, r, r == (quiet_err));              \
@@ -624,10 +556,6 @@ RW_LOCK(pthread_rwlock_trywrlock, 1, 1, EBUSY)
 	{                                                                      \
 		int r;                                                         \
 		ORIG(fn);                                                      \
-		if (quiet()) { /* another tool: the call alone */              \
-			CALL_FN_W_WW(r, fn, l, t);                             \
-			return r;                                              \
-		}                                                              \
 		rw_pre(l, w, 0);                                               \
 		CALL_FN_W_WW(r, fn, l, t);                                     \
 		return rw_post(#name, l, w, r, r == ETIMEDOUT);                \
@@ -640,10 +568,6 @@ RW_TIMED(pthread_rwlock_timedwrlock, 1)
 	{                                                                      \
 		int r;                                                         \
 		ORIG(fn);                                                      \
-		if (quiet()) { /* another tool: the call alone */              \
-			CALL_FN_W_WWW(r, fn, l, c, t);                         \
-			return r;                                              \
-		}                                                              \
 		rw_pre(l, w, 0);                                               \
 		CALL_FN_W_WWW(r, fn, l, c, t);                                 \
 		return rw_post(#name, l, w, r, r == ETIMEDOUT);                \
@@ -655,10 +579,6 @@ int W(pthread_rwlock_unlock)(pthread_rwlock_t *l)
 {
 	int r;
 	ORIG(fn);
-	if (quiet()) { /* another tool: the call alone */
-		CALL_FN_W_W(r, fn, l);
-		return r;
-	}
 
 	obj(l, sizeof *l);
 	hg(_VG_USERREQ__HG_PTHREAD_RWLOCK_UNLOCK_PRE, l, 0, 0);
@@ -677,10 +597,6 @@ int W(pthread_spin_init)(pthread_spinlock_t *l, int pshared)
 {
 	int r;
 	ORIG(fn);
-	if (quiet()) { /* another tool: the call alone */
-		CALL_FN_W_WW(r, fn, l, pshared);
-		return r;
-	}
 
 	obj((void *)l, sizeof *l);
 	hg(_VG_USERREQ__HG_PTHREAD_SPIN_INIT_OR_UNLOCK_PRE, l, 0, 0);
@@ -695,10 +611,6 @@ int W(pthread_spin_destroy)(pthread_spinlock_t *l)
 {
 	int r;
 	ORIG(fn);
-	if (quiet()) { /* another tool: the call alone */
-		CALL_FN_W_W(r, fn, l);
-		return r;
-	}
 
 	obj((void *)l, sizeof *l);
 	hg(_VG_USERREQ__HG_PTHREAD_SPIN_DESTROY_PRE, l, 0, 0);
@@ -712,10 +624,6 @@ static int spin_take(OrigFn fn, pthread_spinlock_t *l, long try)
 {
 	int r;
 
-	if (quiet()) { /* another tool: the call alone */
-		CALL_FN_W_W(r, fn, l);
-		return r;
-	}
 	obj((void *)l, sizeof *l);
 	hg(_VG_USERREQ__HG_PTHREAD_SPIN_LOCK_PRE, l, try, 0);
 	drd4(DRD_PRE_MUTEX_LOCK, l, DRD_SPINLOCK, try, 0);
@@ -729,12 +637,14 @@ static int spin_take(OrigFn fn, pthread_spinlock_t *l, long try)
 int W(pthread_spin_lock)(pthread_spinlock_t *l)
 {
 	ORIG(fn);
+
 	return spin_take(fn, l, 0);
 }
 
 int W(pthread_spin_trylock)(pthread_spinlock_t *l)
 {
 	ORIG(fn);
+
 	return spin_take(fn, l, 1);
 }
 
@@ -742,10 +652,6 @@ int W(pthread_spin_unlock)(pthread_spinlock_t *l)
 {
 	int r;
 	ORIG(fn);
-	if (quiet()) { /* another tool: the call alone */
-		CALL_FN_W_W(r, fn, l);
-		return r;
-	}
 
 	obj((void *)l, sizeof *l);
 	hg(_VG_USERREQ__HG_PTHREAD_SPIN_INIT_OR_UNLOCK_PRE, l, 0, 0);
@@ -762,10 +668,6 @@ int W(sem_init)(sem_t *s, int pshared, unsigned v)
 {
 	int r;
 	ORIG(fn);
-	if (quiet()) { /* another tool: the call alone */
-		CALL_FN_W_WWW(r, fn, s, pshared, v);
-		return r;
-	}
 
 	obj(s, sizeof *s);
 	drd4(DRD_PRE_SEM_INIT, s, pshared, v, 0);
@@ -780,10 +682,6 @@ int W(sem_destroy)(sem_t *s)
 {
 	int r;
 	ORIG(fn);
-	if (quiet()) { /* another tool: the call alone */
-		CALL_FN_W_W(r, fn, s);
-		return r;
-	}
 
 	obj(s, sizeof *s);
 	hg(_VG_USERREQ__HG_POSIX_SEM_DESTROY_PRE, s, 0, 0);
@@ -826,10 +724,6 @@ int W(sem_close)(sem_t *s)
 {
 	int r;
 	ORIG(fn);
-	if (quiet()) { /* another tool: the call alone */
-		CALL_FN_W_W(r, fn, s);
-		return r;
-	}
 
 	obj(s, sizeof *s);
 	hg(_VG_USERREQ__HG_POSIX_SEM_DESTROY_PRE, s, 0, 0);
@@ -857,10 +751,6 @@ int W(sem_wait)(sem_t *s)
 {
 	int r;
 	ORIG(fn);
-	if (quiet()) { /* another tool: the call alone */
-		CALL_FN_W_W(r, fn, s);
-		return r;
-	}
 
 	s_wait_pre(s);
 	CALL_FN_W_W(r, fn, s);
@@ -871,10 +761,6 @@ int W(sem_trywait)(sem_t *s)
 {
 	int r;
 	ORIG(fn);
-	if (quiet()) { /* another tool: the call alone */
-		CALL_FN_W_W(r, fn, s);
-		return r;
-	}
 
 	s_wait_pre(s);
 	CALL_FN_W_W(r, fn, s);
@@ -885,10 +771,6 @@ int W(sem_timedwait)(sem_t *s, const struct timespec *t)
 {
 	int r;
 	ORIG(fn);
-	if (quiet()) { /* another tool: the call alone */
-		CALL_FN_W_WW(r, fn, s, t);
-		return r;
-	}
 
 	s_wait_pre(s);
 	CALL_FN_W_WW(r, fn, s, t);
@@ -899,10 +781,6 @@ int W(sem_clockwait)(sem_t *s, clockid_t c, const struct timespec *t)
 {
 	int r;
 	ORIG(fn);
-	if (quiet()) { /* another tool: the call alone */
-		CALL_FN_W_WWW(r, fn, s, c, t);
-		return r;
-	}
 
 	s_wait_pre(s);
 	CALL_FN_W_WWW(r, fn, s, c, t);
@@ -913,10 +791,6 @@ int W(sem_post)(sem_t *s)
 {
 	int r;
 	ORIG(fn);
-	if (quiet()) { /* another tool: the call alone */
-		CALL_FN_W_W(r, fn, s);
-		return r;
-	}
 
 	obj(s, sizeof *s);
 	hg(_VG_USERREQ__HG_POSIX_SEM_POST_PRE, s, 0, 0);
@@ -933,10 +807,6 @@ int W(pthread_barrier_init)(pthread_barrier_t *b, const pthread_barrierattr_t *a
 {
 	int r;
 	ORIG(fn);
-	if (quiet()) { /* another tool: the call alone */
-		CALL_FN_W_WWW(r, fn, b, a, n);
-		return r;
-	}
 
 	obj(b, sizeof *b);
 	hg(_VG_USERREQ__HG_PTHREAD_BARRIER_INIT_PRE, b, n, 0);
@@ -950,10 +820,6 @@ int W(pthread_barrier_wait)(pthread_barrier_t *b)
 {
 	int r;
 	ORIG(fn);
-	if (quiet()) { /* another tool: the call alone */
-		CALL_FN_W_W(r, fn, b);
-		return r;
-	}
 
 	obj(b, sizeof *b);
 	hg(_VG_USERREQ__HG_PTHREAD_BARRIER_WAIT_PRE, b, 0, 0);
@@ -968,10 +834,6 @@ int W(pthread_barrier_destroy)(pthread_barrier_t *b)
 {
 	int r;
 	ORIG(fn);
-	if (quiet()) { /* another tool: the call alone */
-		CALL_FN_W_W(r, fn, b);
-		return r;
-	}
 
 	obj(b, sizeof *b);
 	hg(_VG_USERREQ__HG_PTHREAD_BARRIER_DESTROY_PRE, b, 0, 0);
@@ -1002,10 +864,6 @@ int W(pthread_once)(pthread_once_t *o, void (*init)(void))
 	pthread_once_t *saved_o;
 	int r;
 	ORIG(fn);
-	if (quiet()) { /* another tool: the call alone */
-		CALL_FN_W_WW(r, fn, o, init);
-		return r;
-	}
 
 	saved_f = once_routine;
 	saved_o = once_obj;
@@ -1030,10 +888,6 @@ int W(mtx_init)(mtx_t *m, int type)
 	bool rec = type & mtx_recursive;
 	int r;
 	ORIG(fn);
-	if (quiet()) { /* another tool: the call alone */
-		CALL_FN_W_WW(r, fn, m, type);
-		return r;
-	}
 
 	obj(m, sizeof *m);
 	drd(DRD_PRE_MUTEX_INIT, m, rec ? DRD_RECURSIVE : DRD_DEFAULT);
@@ -1048,10 +902,6 @@ void W(mtx_destroy)(mtx_t *m)
 {
 	long kind;
 	ORIG(fn);
-	if (quiet()) { /* another tool: the call alone */
-		CALL_FN_v_W(fn, m);
-		return;
-	}
 
 	obj(m, sizeof *m);
 	kind = drd_mutex_kind(MX(m));
@@ -1063,35 +913,35 @@ void W(mtx_destroy)(mtx_t *m)
 
 static int mtx_take(OrigFn fn, mtx_t *m, const struct timespec *t, long try)
 {
-	bool q = quiet(); /* another tool: the call alone */
 	int r;
 
-	if (!q)
-		m_pre(MX(m), try);
+	m_pre(MX(m), try);
 	if (t)
 		CALL_FN_W_WW(r, fn, m, t);
 	else
 		CALL_FN_W_W(r, fn, m);
-	if (!q)
-		m_took(MX(m), r == thrd_success);
+	m_took(MX(m), r == thrd_success);
 	return r;
 }
 
 int W(mtx_lock)(mtx_t *m)
 {
 	ORIG(fn);
+
 	return mtx_take(fn, m, NULL, 0);
 }
 
 int W(mtx_trylock)(mtx_t *m)
 {
 	ORIG(fn);
+
 	return mtx_take(fn, m, NULL, 1);
 }
 
 int W(mtx_timedlock)(mtx_t *m, const struct timespec *t)
 {
 	ORIG(fn);
+
 	return mtx_take(fn, m, t, 0);
 }
 
@@ -1099,10 +949,6 @@ int W(mtx_unlock)(mtx_t *m)
 {
 	int r;
 	ORIG(fn);
-	if (quiet()) { /* another tool: the call alone */
-		CALL_FN_W_W(r, fn, m);
-		return r;
-	}
 
 	m_unlock_pre(MX(m));
 	CALL_FN_W_W(r, fn, m);
@@ -1114,10 +960,6 @@ int W(cnd_init)(cnd_t *c)
 {
 	int r;
 	ORIG(fn);
-	if (quiet()) { /* another tool: the call alone */
-		CALL_FN_W_W(r, fn, c);
-		return r;
-	}
 
 	obj(c, sizeof *c);
 	drd(DRD_PRE_COND_INIT, c, 0);
@@ -1131,10 +973,6 @@ int W(cnd_init)(cnd_t *c)
 void W(cnd_destroy)(cnd_t *c)
 {
 	ORIG(fn);
-	if (quiet()) { /* another tool: the call alone */
-		CALL_FN_v_W(fn, c);
-		return;
-	}
 
 	obj(c, sizeof *c);
 	hg(_VG_USERREQ__HG_PTHREAD_COND_DESTROY_PRE, c, 0, 0);
@@ -1145,29 +983,29 @@ void W(cnd_destroy)(cnd_t *c)
 
 static int cnd_wait_call(OrigFn fn, cnd_t *c, mtx_t *m, const struct timespec *t)
 {
-	bool q = quiet(); /* another tool: the call alone */
-	bool valid = !q && c_wait_pre(CX(c), MX(m));
+	bool valid = c_wait_pre(CX(c), MX(m));
 	int r;
 
 	if (t)
 		CALL_FN_W_WWW(r, fn, c, m, t);
 	else
 		CALL_FN_W_WW(r, fn, c, m);
-	if (!q)
-		c_wait_post("cnd_wait", CX(c), MX(m), valid,
-			    r == thrd_success ? 0 : r == thrd_timedout ? ETIMEDOUT : EINVAL);
+	c_wait_post("cnd_wait", CX(c), MX(m), valid,
+		    r == thrd_success ? 0 : r == thrd_timedout ? ETIMEDOUT : EINVAL);
 	return r;
 }
 
 int W(cnd_wait)(cnd_t *c, mtx_t *m)
 {
 	ORIG(fn);
+
 	return cnd_wait_call(fn, c, m, NULL);
 }
 
 int W(cnd_timedwait)(cnd_t *c, mtx_t *m, const struct timespec *t)
 {
 	ORIG(fn);
+
 	return cnd_wait_call(fn, c, m, t);
 }
 
