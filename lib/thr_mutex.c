@@ -230,19 +230,16 @@ static int mutex_wait(pthread_mutex_t *m, int kind, clockid_t clk,
 static int bad_kind_lock(pthread_mutex_t *m, int kind, clockid_t clk,
 			 const struct timespec *abstime, bool timed)
 {
-	(void)m, (void)kind, (void)clk, (void)abstime, (void)timed;
 	return EINVAL;
 }
 
 static int bad_kind_trylock(pthread_mutex_t *m, int kind)
 {
-	(void)m, (void)kind;
 	return EINVAL;
 }
 
 static int bad_kind_unlock(pthread_mutex_t *m, int kind, bool full)
 {
-	(void)m, (void)kind, (void)full;
 	return EINVAL;
 }
 
