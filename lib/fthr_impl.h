@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdbool.h>
 #include "arch.h"
+#include "glibc.h"
 
 #define FTHR_HIDDEN __attribute__((visibility("hidden")))
 #define FTHR_NOINLINE __attribute__((noinline))
@@ -136,16 +137,6 @@ static inline void a_max_relaxed(long *max, long v)
 						     __ATOMIC_RELAXED))
 		;
 }
-
-/* ---- glibc's mutex __kind bits (nptl/pthreadP.h), part of the ABI ---- */
-#define FTHR_MUTEX_KIND_MASK 3     /* normal, recursive, errorcheck, adaptive */
-#define FTHR_MUTEX_ROBUST 16
-#define FTHR_MUTEX_PRIO_INHERIT 32
-#define FTHR_MUTEX_PRIO_PROTECT 64
-#define FTHR_MUTEX_PSHARED 128
-#define FTHR_MUTEX_ELISION 256
-#define FTHR_MUTEX_NO_ELISION 512
-#define FTHR_MUTEX_CEILING_MASK 0xfff80000u
 
 /* ---- glibc's pthread_mutexattr_t encoding (one int) ---- */
 #define FTHR_MATTR_CEILING_SHIFT 12

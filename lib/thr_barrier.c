@@ -145,7 +145,8 @@ static inline uint64_t state_add(struct barrier *b, uint64_t d, int mo)
 }
 #endif
 _Static_assert(sizeof(struct barrier) <= sizeof(pthread_barrier_t), "barrier fits");
-_Static_assert(__builtin_offsetof(struct barrier, host) == 12, "glibc's shared word");
+_Static_assert(__builtin_offsetof(struct barrier, host) == FTHR_GLIBC_BARRIER_SHARED_AT,
+	       "host is glibc's 'shared' int (glibc.h, 5)");
 
 /* The state's halves as ints: the round (the futex word) and the arrivals. */
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -167,12 +168,11 @@ static inline struct barrier *B(pthread_barrier_t *b)
 
 /* ---- process-shared: the host's barrier (host.h) ---- */
 
-/* Made by the host's init with the process-shared attribute: glibc's
- * 'shared' word holds its futex flag for shared futexes (128, FUTEX_PRIVATE_FLAG's
- * value), never 0; fthr's own barriers keep 0 there. */
+/* Made by the host's init with the process-shared attribute (glibc.h, 5):
+ * fthr's own barriers keep 0 in 'host', glibc's 'shared' int. */
 static inline bool host_barrier(const struct barrier *b)
 {
-	return unlikely(a_load_relaxed(&b->host) != 0);
+	return unlikely(fthr_glibc_barrier_shared((const pthread_barrier_t *)(const void *)b));
 }
 
 enum host_barrier_op { HB_WAIT, HB_DESTROY };

@@ -211,12 +211,11 @@ __thread int fthr_cond_deferred __attribute__((tls_model("initial-exec")));
 
 /* ---- process-shared: the host's condition variable (host.h) ---- */
 
-/* Made by the host's init with the process-shared attribute: bit 0 of its
- * __wrefs (glibc's __PTHREAD_COND_SHARED_MASK), which fthr's own conds,
- * all-zero there, never set. */
+/* Made by the host's init with the process-shared attribute (glibc.h, 5):
+ * fthr's own conds, all-zero in __wrefs, never have the mark. */
 static inline bool host_cond(const pthread_cond_t *cv)
 {
-	return __atomic_load_n(&cv->__data.__wrefs, __ATOMIC_RELAXED) & 1;
+	return fthr_glibc_cond_shared(cv);
 }
 
 enum host_op { H_SIGNAL, H_BROADCAST, H_DESTROY };
