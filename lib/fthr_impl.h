@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include "arch.h"
 #include "glibc.h"
+#include "layout.h"
 
 #define FTHR_HIDDEN __attribute__((visibility("hidden")))
 #define FTHR_NOINLINE __attribute__((noinline))

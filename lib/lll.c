@@ -3,7 +3,8 @@
 #include "config.h"
 #include "lll.h"
 
-#define FAIR_COUNT 0xffu
+/* The fair word's fields (lll.h); its count's mask, FTHR_FAIR_COUNT, is
+ * layout.h's, where the tests read it. */
 #define FAIR_GEN_SHIFT 8
 #define FAIR_TICK_SHIFT 16
 
@@ -17,7 +18,7 @@ static inline unsigned fair_gen(void)
  * counted them. */
 static inline unsigned fair_count(unsigned f)
 {
-	return ((f >> FAIR_GEN_SHIFT) & 0xffu) == fair_gen() ? f & FAIR_COUNT : 0;
+	return ((f >> FAIR_GEN_SHIFT) & 0xffu) == fair_gen() ? f & FTHR_FAIR_COUNT : 0;
 }
 
 /* Count the caller in; false if the count is full. */
@@ -27,7 +28,7 @@ static bool fair_mark(volatile int *fair)
 	unsigned n, g = fair_gen();
 
 	do {
-		if ((n = fair_count((unsigned)f)) == FAIR_COUNT)
+		if ((n = fair_count((unsigned)f)) == FTHR_FAIR_COUNT)
 			return false;
 	} while (!a_cas_relaxed(fair, &f,
 				(int)(((unsigned)f & ~0xffffu) | g << FAIR_GEN_SHIFT | (n + 1))));

@@ -1,12 +1,14 @@
 /* lib/sem.h: the semaphore object, glibc's layouts (nptl internaltypes.h,
  * struct new_sem: one for 64-bit arches, one for 32-bit ones), shared by
- * thr_sem.c and the named semaphores of thr_sem_named.c. */
+ * thr_sem.c, the named semaphores of thr_sem_named.c and the white-box
+ * tests (tests/private.h): system headers only. */
 #ifndef FTHR_SEM_H
 #define FTHR_SEM_H
 
 #include <semaphore.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
-#include "fthr_impl.h"
 
 #if __SIZEOF_LONG__ == 8
 /* 64-bit arches: glibc's __HAVE_64B_ATOMICS layout. */
@@ -48,6 +50,16 @@ struct sem {
 #define SEM_NWAITERS_BIT 1u
 #endif
 _Static_assert(sizeof(struct sem) <= sizeof(sem_t), "sem fits");
+/* glibc's offsets, which a glibc process that shares the semaphore reads
+ * (and the tests read through this struct). */
+#if SEM_64
+_Static_assert(offsetof(struct sem, data) == 0 && offsetof(struct sem, private) == 8,
+	       "glibc's new_sem, 64-bit");
+#else
+_Static_assert(offsetof(struct sem, value) == 0 && offsetof(struct sem, private) == 4 &&
+		       offsetof(struct sem, nwaiters) == 12,
+	       "glibc's new_sem, 32-bit");
+#endif
 #define SEM_SHARED 128
 
 /* The words glibc's sem_init writes, and no others (tests/t_abi.c compares

@@ -185,6 +185,7 @@ _Static_assert(_Alignof(struct cond) <= _Alignof(pthread_cond_t), "cond aligned"
 /* The host's process-shared mark lies beyond fthr's words (head comment). */
 _Static_assert(sizeof(struct cond) <= __builtin_offsetof(pthread_cond_t, __data.__wrefs),
 	       "fthr's cond leaves the host's __wrefs alone");
+FTHR_COND_LAYOUT(struct cond); /* tests read it by these names */
 
 #define CF_SHARED 1
 #define CF_CLOCK_SHIFT 1

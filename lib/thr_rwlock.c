@@ -206,6 +206,7 @@ _Static_assert(__builtin_offsetof(struct rwlock, flags) ==
 	       __builtin_offsetof(pthread_rwlock_t, __data.__flags), "__flags");
 _Static_assert(__builtin_offsetof(struct rwlock, shared) ==
 	       __builtin_offsetof(pthread_rwlock_t, __data.__shared), "__shared");
+FTHR_RWLOCK_LAYOUT(struct rwlock); /* tests read it by these names */
 
 /* A sleeping thread (private rwlocks queue these, on the sleepers' stacks). */
 struct waiter {

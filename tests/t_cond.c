@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <sys/syscall.h>
 #include "harness.h"
+#include "private.h"
 
 #define NS 1000000000LL
 #define MS 1000000LL
@@ -1085,12 +1086,6 @@ static struct {
 	int gen, arrived, woken, inside, overlaps;
 } bc;
 
-/* lib/thr_cond.c's struct cond: seq at byte 0, sleepers at 12, herd at 16 */
-static int cond_word(pthread_cond_t *c, int byte)
-{
-	return __atomic_load_n((int *)((char *)c + byte), __ATOMIC_SEQ_CST);
-}
-
 static void *bc_waiter(void *arg)
 {
 	int r, i = (int)(long)arg, rounds = i >> 8;
@@ -1148,9 +1143,9 @@ START_TEST(broadcast_wakes_all)
 		ck_assert_msg(POLL_UNTIL(&bc.m, bc.arrived == n * r, 5000),
 			      "round %d: waiters did not all arrive", r);
 		if (herd)
-			ck_assert_msg(POLL_UNTIL(&bc.m, cond_word(&bc.c, 12) == n, 5000),
+			ck_assert_msg(POLL_UNTIL(&bc.m, priv_cond_sleepers(&bc.c) == n, 5000),
 				      "round %d: %d of %d waiters asleep", r,
-				      cond_word(&bc.c, 12), n);
+				      priv_cond_sleepers(&bc.c), n);
 		pthread_mutex_lock(&bc.m);
 		ck_assert_int_eq(bc.woken, n * (r - 1));
 		bc.gen++;
@@ -1159,7 +1154,7 @@ START_TEST(broadcast_wakes_all)
 		pthread_mutex_unlock(&bc.m);
 		/* (the holder's broadcast wakes at the unlock) */
 		if (herd && !outside)
-			ck_assert_msg(cond_word(&bc.c, 16) == cond_word(&bc.c, 0),
+			ck_assert_msg(priv_cond_herd(&bc.c) == priv_cond_seq(&bc.c),
 				      "round %d: a broadcast to %d sleepers (%ld cpus) "
 				      "was not marked a herd", r, n, cpus);
 		if (outside)
@@ -1172,7 +1167,7 @@ START_TEST(broadcast_wakes_all)
 		ck_assert_ptr_null(harness_join(t[i], 5));
 	ck_assert_int_eq(bc.woken, n * rounds);
 	ck_assert_int_eq(bc.overlaps, 0);
-	ck_assert_int_eq(cond_word(&bc.c, 12), 0);
+	ck_assert_int_eq(priv_cond_sleepers(&bc.c), 0);
 	/* the mutex is free and unmarked: nobody left asleep on it */
 	ck_assert_int_eq(__atomic_load_n(&bc.m.__data.__lock, __ATOMIC_SEQ_CST), 0);
 	ck_assert_int_eq(pthread_cond_destroy(&bc.c), 0);
@@ -1727,13 +1722,8 @@ END_TEST
 
 
 /* ==== 11. sleepers are counted out by their waker ==== */
-/* sleepers (byte 12): the waiters in futex_wait that no wake-up has
- * taken off the futex queue yet. */
-static int cond_sleepers(pthread_cond_t *c)
-{
-	return cond_word(c, 12);
-}
-
+/* sleepers (tests/private.h): the waiters in futex_wait that no wake-up
+ * has taken off the futex queue yet. */
 static struct {
 	pthread_mutex_t m;
 	pthread_cond_t c;
@@ -1800,15 +1790,15 @@ START_TEST(signal_counts_out_the_sleeper_it_woke)
 
 	co_start(&t, 1, 0);
 	pthread_mutex_lock(&co.m);
-	ck_assert_int_eq(cond_sleepers(&co.c), 1);
+	ck_assert_int_eq(priv_cond_sleepers(&co.c), 1);
 	co.go = 1;
 	ck_assert_int_eq(pthread_cond_signal(&co.c), 0);
-	ck_assert_msg(cond_sleepers(&co.c) == 0,
+	ck_assert_msg(priv_cond_sleepers(&co.c) == 0,
 		      "the signal woke the only sleeper but left sleepers at %d",
-		      cond_sleepers(&co.c));
+		      priv_cond_sleepers(&co.c));
 	for (int i = 0; i < 1000; i++)
 		ck_assert_int_eq(pthread_cond_signal(&co.c), 0);
-	ck_assert_int_eq(cond_sleepers(&co.c), 0);
+	ck_assert_int_eq(priv_cond_sleepers(&co.c), 0);
 	pthread_mutex_unlock(&co.m);
 	ck_assert_ptr_null(harness_join(t, 5));
 	ck_assert_int_eq(co.done, 1);
@@ -1828,10 +1818,10 @@ START_TEST(woken_sleepers_that_time_out_are_counted_once)
 
 	co_start(t, 4, 1);
 	pthread_mutex_lock(&co.m);
-	ck_assert_int_eq(cond_sleepers(&co.c), 4);
+	ck_assert_int_eq(priv_cond_sleepers(&co.c), 4);
 	co.go = 1;
 	co_broadcast_from_another_thread();
-	ck_assert_int_eq(cond_sleepers(&co.c), 0);
+	ck_assert_int_eq(priv_cond_sleepers(&co.c), 0);
 	/* past the waiters' deadline, waiting for the mutex */
 	while (harness_now_ns(CLOCK_REALTIME) < ts_ns(&co.dl) + 300 * 1000000LL)
 		usleep(10000);
@@ -1843,8 +1833,8 @@ START_TEST(woken_sleepers_that_time_out_are_counted_once)
 		ck_assert_ptr_null(r);
 	}
 	ck_assert_int_eq(co.done, 4);
-	ck_assert_msg(cond_sleepers(&co.c) == 0, "sleepers %d after all left",
-		      cond_sleepers(&co.c));
+	ck_assert_msg(priv_cond_sleepers(&co.c) == 0, "sleepers %d after all left",
+		      priv_cond_sleepers(&co.c));
 	/* a new sleeper, one signal */
 	co.go = 0;
 	co.timed = 0;
@@ -1862,7 +1852,7 @@ START_TEST(woken_sleepers_that_time_out_are_counted_once)
 		;
 	ck_assert_msg(POLL_UNTIL(&co.m, co.done == 5, 100),
 		      "the signal did not wake the new sleeper (sleepers %d)",
-		      cond_sleepers(&co.c));
+		      priv_cond_sleepers(&co.c));
 	ck_assert_ptr_null(harness_join(t[0], 5));
 	ck_assert_int_eq(pthread_cond_destroy(&co.c), 0);
 }
@@ -1958,7 +1948,7 @@ START_TEST(sleepers_stay_exact)
 	for (i = 0; i < DR_THREADS; i++)
 		ck_assert_ptr_null(harness_join(t[i], 10));
 	ck_assert_int_eq(sigaction(SIGUSR1, &old, NULL), 0);
-	left = cond_sleepers(&dr.c);
+	left = priv_cond_sleepers(&dr.c);
 	ck_assert_msg(gen > 100, "only %ld turns in 0.5 s", gen);
 	if (_i)
 		ck_assert_msg(__atomic_load_n(&dr.handled, __ATOMIC_RELAXED) > 100,
@@ -2013,10 +2003,10 @@ START_TEST(each_signal_wakes_a_sleeper_of_its_own)
 	for (i = 0; i < ES_SLEEPERS; i++)
 		ck_assert_int_eq(pthread_create(&t[i], NULL, es_waiter,
 						(void *)(long)(_i == 2 && (i & 1))), 0);
-	for (i = 0; i < 5000 && cond_sleepers(&es.c) < ES_SLEEPERS; i++)
+	for (i = 0; i < 5000 && priv_cond_sleepers(&es.c) < ES_SLEEPERS; i++)
 		usleep(1000);
-	ck_assert_msg(cond_sleepers(&es.c) == ES_SLEEPERS, "only %d of %d asleep after 5 s",
-		      cond_sleepers(&es.c), ES_SLEEPERS);
+	ck_assert_msg(priv_cond_sleepers(&es.c) == ES_SLEEPERS, "only %d of %d asleep after 5 s",
+		      priv_cond_sleepers(&es.c), ES_SLEEPERS);
 	if (_i != 1)
 		pthread_mutex_lock(&es.m);
 	for (i = 0; i < ES_SLEEPERS; i++)
@@ -2028,9 +2018,9 @@ START_TEST(each_signal_wakes_a_sleeper_of_its_own)
 			      "sleeper %d: not back 10 s after %d signals, or its wait failed", i,
 			      ES_SLEEPERS);
 	ck_assert_int_eq(es.woke, ES_SLEEPERS);
-	ck_assert_int_eq(cond_sleepers(&es.c), 0);
-	ck_assert_msg(cond_word(&es.c, 20) == 0, "wake word %#x with nobody waiting",
-		      cond_word(&es.c, 20));
+	ck_assert_int_eq(priv_cond_sleepers(&es.c), 0);
+	ck_assert_msg(priv_cond_wake(&es.c) == 0, "wake word %#x with nobody waiting",
+		      priv_cond_wake(&es.c));
 	ck_assert_int_eq(pthread_cond_destroy(&es.c), 0);
 }
 END_TEST
@@ -2140,7 +2130,7 @@ START_TEST(handled_signals_wake_no_waiter)
 		      fl.timed_zero, fl.timed_r,
 		      fl.untimed_early ? "0 unsignalled" : "once signalled", fl_handled);
 	ck_assert_int_gt(fl_handled, 0);
-	ck_assert_int_eq(cond_sleepers(&fl.c), 0);
+	ck_assert_int_eq(priv_cond_sleepers(&fl.c), 0);
 	ck_assert_int_eq(pthread_cond_destroy(&fl.c), 0);
 }
 END_TEST

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "harness.h"
+#include "private.h"
 
 static int gettid_(void) { return (int)syscall(SYS_gettid); }
 
@@ -19,9 +20,6 @@ static void init_type(pthread_mutex_t *m, int type, int pshared)
 
 /* ---- static initializers: glibc's bytes, usable without init ---- */
 
-/* __kind: byte 16 on 64-bit arches, 12 on 32-bit ones */
-#define KIND_AT (sizeof(long) == 8 ? 16 : 12)
-
 START_TEST(static_initializers)
 {
 	pthread_mutex_t n = PTHREAD_MUTEX_INITIALIZER;
@@ -29,9 +27,9 @@ START_TEST(static_initializers)
 	pthread_mutex_t e = PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP;
 	pthread_mutex_t a = PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP;
 
-	ck_assert_int_eq(*(int *)((char *)&r + KIND_AT), PTHREAD_MUTEX_RECURSIVE_NP);
-	ck_assert_int_eq(*(int *)((char *)&e + KIND_AT), PTHREAD_MUTEX_ERRORCHECK_NP);
-	ck_assert_int_eq(*(int *)((char *)&a + KIND_AT), PTHREAD_MUTEX_ADAPTIVE_NP);
+	ck_assert_int_eq(r.__data.__kind, PTHREAD_MUTEX_RECURSIVE_NP);
+	ck_assert_int_eq(e.__data.__kind, PTHREAD_MUTEX_ERRORCHECK_NP);
+	ck_assert_int_eq(a.__data.__kind, PTHREAD_MUTEX_ADAPTIVE_NP);
 
 	ck_assert_int_eq(pthread_mutex_lock(&n), 0);
 	ck_assert_int_eq(n.__data.__lock, 1);
@@ -447,16 +445,6 @@ END_TEST
 
 /* ---- eventual fairness: a starving sleeper is handed the mutex ---- */
 
-/* The starving sleepers a mutex's fair word counts (lib/lll.h: the int at
- * __spins, its low byte). */
-static int fair_starving(pthread_mutex_t *m)
-{
-	int f;
-
-	memcpy(&f, (char *)m + offsetof(pthread_mutex_t, __data.__spins), sizeof(f));
-	return f & 0xff;
-}
-
 static pthread_mutex_t fm;
 static int fm_got;
 
@@ -515,7 +503,7 @@ static int fair_rounds_to_hand_off(int type)
 		ck_assert_int_eq(pthread_mutex_unlock(&fm), 0);
 	ck_assert_ptr_null(harness_join(t, 10));
 	ck_assert_int_eq(fm_got, 1);
-	ck_assert_int_eq(fair_starving(&fm), 0);
+	ck_assert_int_eq(priv_mutex_fair_starving(&fm), 0);
 	ck_assert_int_eq(fm.__data.__lock, 0);
 	ck_assert_int_eq(pthread_mutex_destroy(&fm), 0);
 	return rounds;
@@ -550,9 +538,10 @@ START_TEST(fork_child_ignores_inherited_starving_count)
 		usleep(2000);
 		ck_assert_int_eq(pthread_mutex_unlock(&fm), 0);
 		if (pthread_mutex_trylock(&fm) == 0) {
-			for (i = 0; i < 1000 && fair_starving(&fm) == 0 && !a_load(&fm_got); i++)
+			for (i = 0; i < 1000 && priv_mutex_fair_starving(&fm) == 0 &&
+				    !a_load(&fm_got); i++)
 				usleep(1000);
-			if (fair_starving(&fm) == 1)
+			if (priv_mutex_fair_starving(&fm) == 1)
 				break;
 			ck_assert_int_eq(pthread_mutex_unlock(&fm), 0);
 		}
@@ -572,7 +561,7 @@ START_TEST(fork_child_ignores_inherited_starving_count)
 	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	ck_assert_int_eq(pthread_mutex_unlock(&fm), 0);
 	ck_assert_ptr_null(harness_join(t, 10));
-	ck_assert_int_eq(fair_starving(&fm), 0);
+	ck_assert_int_eq(priv_mutex_fair_starving(&fm), 0);
 	ck_assert_int_eq(pthread_mutex_destroy(&fm), 0);
 }
 END_TEST
@@ -640,7 +629,7 @@ START_TEST(hand_off_beside_a_co_runner)
 		sum += fb_done[i];
 	ck_assert_int_eq(fb_count, sum);
 	ck_assert_int_eq(fm.__data.__lock, 0);
-	ck_assert_int_eq(fair_starving(&fm), 0);
+	ck_assert_int_eq(priv_mutex_fair_starving(&fm), 0);
 }
 END_TEST
 
@@ -711,7 +700,7 @@ START_TEST(fair_stress_every_way_in)
 	ck_assert_int_gt(fs_count, 0);
 	ck_assert_int_eq(fm.__data.__lock, 0);
 	if (_i != PTHREAD_MUTEX_ADAPTIVE_NP) /* (its __spins is its estimate) */
-		ck_assert_int_eq(fair_starving(&fm), 0);
+		ck_assert_int_eq(priv_mutex_fair_starving(&fm), 0);
 	ck_assert_int_eq(pthread_mutex_destroy(&fm), 0);
 }
 END_TEST

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdbool.h>
 #include "harness.h"
+#include "private.h"
 
 #define LOAD(p) __atomic_load_n((p), __ATOMIC_SEQ_CST)
 #define STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_SEQ_CST)
@@ -1259,13 +1260,14 @@ END_TEST
 
 /* glibc's limit on a lock's readers: 2^28 - 1; one more read lock fails
  * with EAGAIN. (Reached by setting the count, in each implementation's
- * encoding: fthr's in the low bits of the first word, glibc's from bit 3.) */
+ * encoding of the readers' word, tests/private.h.) */
 START_TEST(reader_limit_is_glibcs)
 {
 	pthread_rwlock_t rw;
-	unsigned *word = (unsigned *)&rw;
+	unsigned *word = priv_rwlock_readers(&rw);
 	/* (fthr loaded: its rwlock runs, also behind a sanitizer's interceptor) */
-	unsigned max = (1u << 28) - 1, shift = dlsym(RTLD_DEFAULT, "fthr_version") ? 0 : 3;
+	unsigned max = (1u << 28) - 1, shift = dlsym(RTLD_DEFAULT, "fthr_version") ?
+		FTHR_RW_READERS_SHIFT : PRIV_GLIBC_RW_READERS_SHIFT;
 	struct timespec dl = harness_deadline(CLOCK_REALTIME, 1000);
 
 	init_kind(&rw, KIND_DEFAULT, PTHREAD_PROCESS_PRIVATE);
@@ -1357,7 +1359,7 @@ END_TEST
 
 /* ---- reader bias (fthr: a read-mostly private rwlock lets readers use
  * per-thread slots; writers revoke). The same behaviour is asserted of any
- * implementation; under fthr the lock's bias word (offset 40) must be on,
+ * implementation; under fthr the lock's bias (tests/private.h) must be on,
  * so the biased path is really the one tested. ---- */
 static bool under_fthr(void)
 {
@@ -1369,12 +1371,6 @@ static bool under_fthr(void)
 static bool fthr_biased(void)
 {
 	return under_fthr() && sizeof(long) == 8;
-}
-
-/* the bias word's mode (bits 0-1: 0 off, 1 on, 2 revoked; an epoch above) */
-static int bias_word(pthread_rwlock_t *rw)
-{
-	return sizeof(long) == 8 ? LOAD((int *)((char *)rw + 40)) & 3 : 0;
 }
 
 /* A read lock held by another thread while warm_reads runs. */
@@ -1434,7 +1430,7 @@ static void *biased_reader(void *arg)
 	warm_reads(b->rw);
 	if (pthread_rwlock_rdlock(b->rw) != 0)
 		return (void *)1;
-	STORE(&b->bias, bias_word(b->rw));
+	STORE(&b->bias, priv_rwlock_bias_mode(b->rw));
 	STORE(&b->held, 1);
 	while (!LOAD(&b->release))
 		usleep(1000);
@@ -1467,7 +1463,7 @@ START_TEST(biased_reader_holds_off_writers)
 	ck_assert_int_eq(pthread_create(&r, NULL, biased_reader, &b), 0);
 	ck_assert_int_eq(harness_wait_nonzero(&b.held, 10), 1);
 	if (fthr_biased()) /* every private kind takes the bias */
-		ck_assert_int_eq(b.bias, 1);
+		ck_assert_int_eq(b.bias, FTHR_RW_BIAS_ON);
 	/* another reader shares it; writers cannot have it */
 	ck_assert_int_eq(pthread_rwlock_tryrdlock(&rw), 0);
 	ck_assert_int_eq(pthread_rwlock_unlock(&rw), 0);
@@ -1500,7 +1496,7 @@ START_TEST(own_biased_read_then_write_is_edeadlk)
 	init_kind(&rw, PTHREAD_RWLOCK_PREFER_WRITER_NP, PTHREAD_PROCESS_PRIVATE);
 	warm_reads(&rw);
 	ck_assert_int_eq(pthread_rwlock_rdlock(&rw), 0);
-	ck_assert_int_eq(bias_word(&rw), 1);
+	ck_assert_int_eq(priv_rwlock_bias_mode(&rw), FTHR_RW_BIAS_ON);
 	ck_assert_int_eq(pthread_rwlock_wrlock(&rw), EDEADLK);
 	ck_assert_int_eq(pthread_rwlock_trywrlock(&rw), EBUSY);
 	/* a recursive read while the bias is off again */
@@ -1524,7 +1520,7 @@ static void *biased_read_and_exit(void *arg)
 
 	if (warm_reads_rc(rw) != 0 || pthread_rwlock_rdlock(rw) != 0)
 		return (void *)-1L;
-	return (void *)(long)bias_word(rw);
+	return (void *)(long)priv_rwlock_bias_mode(rw);
 }
 
 START_TEST(destroy_forgets_biased_readers)
@@ -1541,7 +1537,7 @@ START_TEST(destroy_forgets_biased_readers)
 		bias = (long)harness_join(t, 10);
 		ck_assert_int_ne(bias, -1);
 		if (fthr_biased()) /* it exited holding l through its slot */
-			ck_assert_msg(bias == 1, "round %d: bias %ld", i, bias);
+			ck_assert_msg(bias == FTHR_RW_BIAS_ON, "round %d: bias %ld", i, bias);
 		if (i == 0) {
 			dl = harness_deadline(CLOCK_REALTIME, 20);
 			ck_assert_int_eq(pthread_rwlock_timedwrlock(&rw, &dl), ETIMEDOUT);
@@ -1552,7 +1548,7 @@ START_TEST(destroy_forgets_biased_readers)
 	init_kind(&rw, bias_kinds[_i], PTHREAD_PROCESS_PRIVATE);
 	warm_reads(&rw);
 	if (fthr_biased())
-		ck_assert_int_eq(bias_word(&rw), 1);
+		ck_assert_int_eq(priv_rwlock_bias_mode(&rw), FTHR_RW_BIAS_ON);
 	dl = harness_deadline(CLOCK_REALTIME, 2000);
 	ck_assert_int_eq(pthread_rwlock_timedwrlock(&rw, &dl), 0);
 	ck_assert_int_eq(pthread_rwlock_unlock(&rw), 0);
@@ -1562,7 +1558,7 @@ START_TEST(destroy_forgets_biased_readers)
 	ck_assert_int_eq(pthread_create(&t, NULL, biased_reader, &b), 0);
 	ck_assert_int_eq(harness_wait_nonzero(&b.held, 10), 1);
 	if (fthr_biased())
-		ck_assert_int_eq(b.bias, 1);
+		ck_assert_int_eq(b.bias, FTHR_RW_BIAS_ON);
 	ck_assert_int_eq(pthread_rwlock_destroy(&rw), 0);
 	init_kind(&rw, bias_kinds[_i], PTHREAD_PROCESS_PRIVATE);
 	warm_reads(&rw);
@@ -1597,7 +1593,7 @@ static void *short_lived_reader(void *arg)
 	if (warm_reads_rc(&rw) != 0)
 		return (void *)-1L;
 	pthread_rwlock_rdlock(&rw);
-	bias = bias_word(&rw);
+	bias = priv_rwlock_bias_mode(&rw);
 	pthread_rwlock_unlock(&rw);
 	pthread_rwlock_destroy(&rw);
 	return (void *)bias;
@@ -1683,7 +1679,7 @@ START_TEST(reads_while_a_writer_waits)
 	warm_reads(&rw);
 	ck_assert_int_eq(pthread_rwlock_rdlock(&rw), 0);
 	if (fthr_biased()) /* held through a slot: the writer must revoke */
-		ck_assert_int_eq(bias_word(&rw), 1);
+		ck_assert_int_eq(priv_rwlock_bias_mode(&rw), FTHR_RW_BIAS_ON);
 	ck_assert_int_eq(pthread_create(&w, NULL, timed_lock_thread, &writer), 0);
 	usleep(100000); /* the writer waits now */
 	dl = harness_deadline(CLOCK_REALTIME, 2000);
@@ -1735,7 +1731,7 @@ START_TEST(own_read_then_timed_write_times_out)
 		warm_reads(&rw);
 	ck_assert_int_eq(pthread_rwlock_rdlock(&rw), 0);
 	if (_i && fthr_biased())
-		ck_assert_int_eq(bias_word(&rw), 1);
+		ck_assert_int_eq(priv_rwlock_bias_mode(&rw), FTHR_RW_BIAS_ON);
 	ck_assert_int_eq(pthread_rwlock_trywrlock(&rw), EBUSY);
 	t0 = harness_now_ns(CLOCK_MONOTONIC);
 	d = harness_deadline(CLOCK_REALTIME, 60);
@@ -1763,7 +1759,7 @@ START_TEST(init_forgets_the_callers_slot)
 	warm_reads(&rw);
 	ck_assert_int_eq(pthread_rwlock_rdlock(&rw), 0);
 	if (fthr_biased())
-		ck_assert_int_eq(bias_word(&rw), 1);
+		ck_assert_int_eq(priv_rwlock_bias_mode(&rw), FTHR_RW_BIAS_ON);
 	ck_assert_int_eq(pthread_rwlock_init(&rw, NULL), 0);
 	ck_assert_int_eq(pthread_rwlock_rdlock(&rw), 0);
 	ck_assert_int_eq(pthread_rwlock_rdlock(&rw), 0);
@@ -1795,7 +1791,7 @@ START_TEST(bias_comes_on_past_a_sleeping_writer)
 	}
 	ck_assert_int_eq(LOAD(&sw_got), 0);
 	if (fthr_biased())
-		ck_assert_int_eq(bias_word(&rw), 1);
+		ck_assert_int_eq(priv_rwlock_bias_mode(&rw), FTHR_RW_BIAS_ON);
 	STORE(&h.release, 1);
 	ck_assert_ptr_eq(harness_join(ht, 10), NULL);
 	ck_assert_ptr_eq(harness_join(w, 10), NULL);

@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "harness.h"
+#include "private.h"
 
 /* A call that must fail with -1 and this errno. */
 #define ASSERT_FAILS(call, err)                                               \
@@ -69,30 +70,19 @@ static int val(sem_t *s)
  * of a 64-bit word, the number of waiters in the high 32, then the futex
  * "private" argument (0 for a process-private semaphore, FUTEX_PRIVATE_FLAG
  * for a shared one: glibc's LLL_PRIVATE/LLL_SHARED encoding). A glibc
- * process sharing a semaphore with fthr relies on all three. */
-#if defined(__GLIBC__) && __SIZEOF_POINTER__ == 8
+ * process sharing a semaphore with fthr relies on all three (tests/private.h
+ * reads them by lib/sem.h's struct, whose assertions pin glibc's offsets). */
+#if defined(__GLIBC__) && SEM_64
 #define GLIBC_SEM_LAYOUT 1
-static uint64_t sem_word(sem_t *s)
-{
-	return __atomic_load_n((uint64_t *)(void *)s, __ATOMIC_ACQUIRE);
-}
-static unsigned sem_nwaiters(sem_t *s)
-{
-	return (unsigned)(sem_word(s) >> 32);
-}
-static int sem_private(sem_t *s)
-{
-	return ((int *)(void *)s)[2];
-}
 #endif
 
 /* After every waiter has left, none may still be counted. */
 static void assert_no_waiters(sem_t *s)
 {
 #ifdef GLIBC_SEM_LAYOUT
-	ck_assert_msg(sem_nwaiters(s) == 0,
+	ck_assert_msg(priv_sem_nwaiters(s) == 0,
 		      "%u waiter(s) still counted in the semaphore word",
-		      sem_nwaiters(s));
+		      priv_sem_nwaiters(s));
 #else
 	(void)s;
 #endif
@@ -318,21 +308,21 @@ START_TEST(glibc_word_layout)
 	int64_t end;
 
 	ck_assert_int_eq(sem_init(&p, 0, 5), 0);
-	ck_assert_uint_eq(sem_word(&p), 5);
-	ck_assert_int_eq(sem_private(&p), 0);
+	ck_assert_uint_eq(priv_sem_data(&p), 5);
+	ck_assert_int_eq(priv_sem_private(&p), 0);
 	ck_assert_int_eq(sem_init(&s, 1, 2), 0);
-	ck_assert_uint_eq(sem_word(&s), 2);
-	ck_assert_int_eq(sem_private(&s), 128);
+	ck_assert_uint_eq(priv_sem_data(&s), 2);
+	ck_assert_int_eq(priv_sem_private(&s), 128);
 	ck_assert_int_eq(sem_post(&s), 0);
-	ck_assert_uint_eq(sem_word(&s), 3);
+	ck_assert_uint_eq(priv_sem_data(&s), 3);
 
 	snprintf(name, sizeof(name), "/fthr_t_sem_%d_%d_layout", runner_pid,
 		 (int)getpid());
 	n = sem_open(name, O_CREAT | O_EXCL, 0600, 4);
 	ck_assert_msg(n != SEM_FAILED, "sem_open: %s", strerror(errno));
 	sem_unlink(name);
-	ck_assert_uint_eq(sem_word(n), 4);
-	ck_assert_int_eq(sem_private(n), 128);
+	ck_assert_uint_eq(priv_sem_data(n), 4);
+	ck_assert_int_eq(priv_sem_private(n), 128);
 	ck_assert_int_eq(sem_close(n), 0);
 
 	/* Sleepers are counted in the high half; the value stays 0. */
@@ -340,17 +330,17 @@ START_TEST(glibc_word_layout)
 	for (i = 0; i < 3; i++)
 		t[i] = start_waiter(&w[i], &p, i % 3);
 	end = harness_now_ns(CLOCK_MONOTONIC) + 5000000000LL;
-	while (sem_nwaiters(&p) != 3) {
+	while (priv_sem_nwaiters(&p) != 3) {
 		ck_assert_msg(harness_now_ns(CLOCK_MONOTONIC) < end,
-			      "waiters counted: %u, expected 3", sem_nwaiters(&p));
+			      "waiters counted: %u, expected 3", priv_sem_nwaiters(&p));
 		usleep(1000);
 	}
-	ck_assert_uint_eq(sem_word(&p), (uint64_t)3 << 32);
+	ck_assert_uint_eq(priv_sem_data(&p), (uint64_t)3 << 32);
 	for (i = 0; i < 3; i++)
 		ck_assert_int_eq(sem_post(&p), 0);
 	for (i = 0; i < 3; i++)
 		ck_assert_int_eq(res(harness_join(t[i], 10)), 0);
-	ck_assert_uint_eq(sem_word(&p), 0);
+	ck_assert_uint_eq(priv_sem_data(&p), 0);
 }
 END_TEST
 #endif
