@@ -437,6 +437,146 @@ static int bench_stream(int argc, char **argv)
 	return 0;
 }
 
+/* a burn of about 'ns' nanoseconds by the clock (not by work units: the
+ * rows below keep the gap of the tests they came from) */
+static void spin_ns(double ns)
+{
+	double end = now(CLOCK_MONOTONIC) + ns * 1e-9;
+
+	while (now(CLOCK_MONOTONIC) < end)
+		;
+}
+
+/* batch: a producer that never waits signals its one consumer once per
+ * item and spends GAP_NS outside the mutex on each, the two threads pinned
+ * apart (on one cpu each wake-up preempts the producer: one item per
+ * wake-up whatever the library does). Items per wake-up: a consumer that
+ * catches every signal runs in lock step with the producer; one that lets
+ * the items pile up while it sleeps or naps takes many at a time
+ * (lib/thr_cond.c, cond_batch_woken; docs/performance.md, Condition
+ * variables). */
+static long bt_produced, bt_items;
+static int bt_gap;
+static pthread_cond_t bt_c = PTHREAD_COND_INITIALIZER;
+
+static void *bt_producer(void *arg)
+{
+	(void)arg;
+	pin_self(1);
+	for (long i = 0; i < bt_items; i++) {
+		pthread_mutex_lock(&pm);
+		bt_produced++;
+		pthread_cond_signal(&bt_c);
+		pthread_mutex_unlock(&pm);
+		spin_ns(bt_gap);
+	}
+	return NULL;
+}
+
+static int bench_batch(int argc, char **argv)
+{
+	long consumed = 0, wakes = 0;
+	pthread_t t;
+
+	bt_items = argc > 0 ? atol(argv[0]) : 100000;
+	bt_gap = argc > 1 ? atoi(argv[1]) : 100;
+	pin_self(0);
+	pthread_mutex_lock(&pm);
+	pthread_create(&t, NULL, bt_producer, NULL);
+	while (consumed < bt_items) {
+		while (bt_produced == consumed)
+			pthread_cond_wait(&bt_c, &pm);
+		wakes++;
+		consumed = bt_produced;
+	}
+	pthread_mutex_unlock(&pm);
+	pthread_join(t, NULL);
+	if (consumed != bt_items || bt_produced != bt_items)
+		violation("items consumed", consumed, bt_items);
+	result((double)consumed / wakes, "items/wake-up", NULL);
+	return 0;
+}
+
+/* queue_stall: a bounded queue (64 items), one producer and one consumer
+ * pinned apart, both waiting, on two conditions of one mutex; the run with
+ * untimed waits over the same run with timed ones. A batching consumer
+ * that naps where the producer has filled the queue and waits on "not
+ * full" leaves both cpus idle for the rest of the nap; a timed wait never
+ * naps, so the timed run is the measure: near 1, no nap stalls (fthr does
+ * not nap while another thread waits on another condition of the mutex,
+ * lib/wait.c; docs/performance.md, Condition variables). */
+static long qs_head, qs_tail, qs_items;
+static bool qs_timed;
+static struct timespec qs_far;
+static pthread_cond_t qs_notempty = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t qs_notfull = PTHREAD_COND_INITIALIZER;
+
+static void qs_wait(pthread_cond_t *c)
+{
+	if (qs_timed)
+		pthread_cond_timedwait(c, &pm, &qs_far);
+	else
+		pthread_cond_wait(c, &pm);
+}
+
+static void *qs_producer(void *arg)
+{
+	(void)arg;
+	pin_self(1);
+	pthread_mutex_lock(&pm);
+	for (long i = 0; i < qs_items; i++) {
+		while (qs_tail - qs_head == QCAP)
+			qs_wait(&qs_notfull);
+		qs_tail++;
+		pthread_cond_signal(&qs_notempty);
+		pthread_mutex_unlock(&pm);
+		pthread_mutex_lock(&pm);
+	}
+	pthread_mutex_unlock(&pm);
+	return NULL;
+}
+
+/* one run, its waits timed or not: its seconds */
+static double qs_run(bool timed)
+{
+	double t0 = now(CLOCK_MONOTONIC);
+	pthread_t t;
+
+	clock_gettime(CLOCK_REALTIME, &qs_far);
+	qs_far.tv_sec += 60;
+	qs_timed = timed;
+	qs_head = qs_tail = 0;
+	pthread_mutex_lock(&pm);
+	pthread_create(&t, NULL, qs_producer, NULL);
+	while (qs_head < qs_items) {
+		while (qs_tail == qs_head)
+			qs_wait(&qs_notempty);
+		qs_head++;
+		pthread_cond_signal(&qs_notfull);
+		pthread_mutex_unlock(&pm);
+		pthread_mutex_lock(&pm);
+	}
+	pthread_mutex_unlock(&pm);
+	pthread_join(t, NULL);
+	if (qs_tail != qs_items)
+		violation("items produced", qs_tail, qs_items);
+	return now(CLOCK_MONOTONIC) - t0;
+}
+
+static int bench_queue_stall(int argc, char **argv)
+{
+	double untimed, timed;
+	char extra[64];
+
+	qs_items = argc > 0 ? atol(argv[0]) : 200000;
+	pin_self(0);
+	untimed = qs_run(false);
+	timed = qs_run(true);
+	snprintf(extra, sizeof(extra), "untimed=%.3fs timed=%.3fs", untimed, timed);
+	result(untimed / timed, "untimed/timed", extra);
+	return 0;
+}
+
 /* broadcast to W waiters: time until the last one holds the mutex */
 static int bw_waiting, bw_gen, bw_done;
 static void *bwaiter(void *arg)
@@ -1031,6 +1171,8 @@ static const struct bench benches[] = {
 	{ "cond_pingpong", bench_cond_pingpong, "none|same|diff [ROUNDS]" },
 	{ "queue", bench_queue, "PRODUCERS CONSUMERS [ITEMS]" },
 	{ "stream", bench_stream, "CONSUMERS [WORK, default 64] [ITEMS]" },
+	{ "batch", bench_batch, "[ITEMS [GAP_NS, default 100]]" },
+	{ "queue_stall", bench_queue_stall, "[ITEMS]" },
 	{ "broadcast", bench_broadcast, "WAITERS [ROUNDS]" },
 	{ "acquire", bench_acquire, "THREADS mutex|rwlock tiny|1us p99|max|share [SECONDS]" },
 	{ "rwlock", bench_rwlock, "THREADS WRITE_PERCENT [SECONDS [WORK, default 20; 0: tiny sections]]" },

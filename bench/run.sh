@@ -174,6 +174,13 @@ bench queue "bounded queue 1+1" hi queue 1 1 $((r * 4))
 bench queue "bounded queue 4+4" hi queue 4 4 $((r * 4))
 # a producer that never waits (64 units of work an item, outside the mutex)
 for c in 1 2 4; do bench stream "stream, free-running producer + $c consumer(s)" hi stream $c 64 $((r * 10 / c)); done
+# the same with 100 ns an item, the two threads pinned apart: items per
+# wake-up (formerly judged in make check, tests/t_cond.c)
+bench batch "free-running signaller, pinned waiter: items/wake-up" hi batch $r 100
+# bounded queue 1+1 pinned apart, untimed waits over timed ones (a timed
+# wait never naps): near 1 when no nap stalls the waiting producer
+# (formerly judged in make check, tests/t_cond.c)
+bench queue_stall "bounded queue 1+1 pinned apart: untimed/timed time" lo queue_stall $((r * 2))
 bench broadcast "broadcast wake-all, 8 waiters" lo broadcast 8 $((r / 1000 + 20))
 bench broadcast "broadcast wake-all, 32 waiters" lo broadcast 32 $((r / 2000 + 10))
 
