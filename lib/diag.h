@@ -25,7 +25,7 @@
 #define FTHR_DIAG_ABORT 4
 
 /* The modes: -1 until the environment is read (the first watched call or
- * diag_state.c's constructor), then the FTHR_DIAG_* bits, fixed for the life of
+ * diag_start.c's constructor), then the FTHR_DIAG_* bits, fixed for the life of
  * the process. */
 FTHR_HIDDEN extern signed char fthr_diag_on;
 

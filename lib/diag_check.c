@@ -5,6 +5,9 @@
  * held or with two mutexes; and misuse other objects' code finds
  * (fthr_diag_misuse).
  *
+ * The end of a report (diag_report.c writes its first line): the stack
+ * of the call, then abort() under FTHR_CHECK=abort.
+ *
  * The lock-order graph: edges "B taken while A held", each with the stack
  * that first took it, changed under one internal low-level lock; a new edge
  * A->B is a reported inversion when B already reaches A. An object's edges
@@ -18,6 +21,18 @@
 
 static volatile int graph_lock;
 static unsigned visit_stamp;
+
+FTHR_HIDDEN void fthr_diag_check_end(void)
+{
+	struct dsite now;
+
+	fthr_diag_out("  at:\n");
+	fthr_diag_capture(&now);
+	fthr_diag_out_site(&now);
+	fthr_lll_unlock(&fthr_diag_report_lock, false);
+	if (fthr_diag_modes & FTHR_DIAG_ABORT)
+		abort();
+}
 
 FTHR_HIDDEN void fthr_diag_check_use(struct dobj *o)
 {

@@ -4,14 +4,18 @@
  * the interface the objects use, says how they are switched in at almost no
  * cost when off).
  *
+ *   diag_report.c   writing reports: lines, call sites, a check's first
+ *                   line
  *   diag_state.c    the modes, read from the environment; the table of
  *                   objects; call stacks; each thread's record of the
  *                   locks it holds
- *   diag_watch.c    the watching variants diag_<impl> of the watched entry
- *                   points, and what each call records
  *   diag_check.c    the checker: the misuse checks and the lock-order graph
  *   diag_profile.c  the profiler: the counters of waits, and its report
- *   diag_report.c   writing reports: lines, call sites, a check's frame
+ *   diag_start.c    the start: the table mapped, the profile's report
+ *                   registered; the record of an object
+ *   diag_watch.c    the watching variants diag_<impl> of the watched entry
+ *                   points, and what each call records
+ * each file calling only the ones above it in this list.
  */
 #ifndef FTHR_DIAG_IMPL_H
 #define FTHR_DIAG_IMPL_H
@@ -81,13 +85,14 @@ FTHR_HIDDEN extern int fthr_diag_modes;
  * stderr; %p = the pid), FTHR_PROFILE_TOP, FTHR_PROFILE_SIGUSR2. */
 FTHR_HIDDEN extern struct fthr_env fthr_diag_env;
 
-/* The table of objects (NOBJ records, NULL until mapped) and how many
- * objects found no record. */
+/* The table of objects (NOBJ records, NULL until mapped: diag_start.c)
+ * and how many objects found no record. */
 FTHR_HIDDEN extern struct dobj *fthr_diag_objs;
 FTHR_HIDDEN extern volatile int fthr_diag_objs_lost;
 
-/* The record of the object at addr (kind, if new), or NULL. */
-FTHR_HIDDEN struct dobj *fthr_diag_obj_of(const void *addr, int kind);
+/* Find this library's own text, which stacks leave out, and load the
+ * unwinder (at the start, not inside a lock). */
+FTHR_HIDDEN void fthr_diag_stacks_init(void);
 /* The calling stack, this library's own innermost frames left out. */
 FTHR_HIDDEN void fthr_diag_capture(struct dsite *s);
 /* The calling thread's held locks (allocated on first use), or NULL. */
@@ -126,6 +131,10 @@ static inline void leave(void)
 
 /* ---- diag_check.c: the checks, before or after the plain function ---- */
 
+/* A checker report's last lines, after fthr_diag_check_begin's first: the
+ * stack of the call; then the report lock is given back (and abort with
+ * FTHR_CHECK=abort). */
+FTHR_HIDDEN void fthr_diag_check_end(void);
 FTHR_HIDDEN void fthr_diag_check_use(struct dobj *o);
 FTHR_HIDDEN void fthr_diag_check_invalid(struct dobj *o, int r);
 FTHR_HIDDEN void fthr_diag_check_acquire(struct dobj *o, int how, bool recursive_ok);
@@ -144,6 +153,11 @@ FTHR_HIDDEN void fthr_diag_waited(struct dobj *o, long wait);
 FTHR_HIDDEN void fthr_diag_report_at_exit(void);
 FTHR_HIDDEN void fthr_diag_report_on_signal(int sig);
 
+/* ---- diag_start.c: the start, the records ---- */
+
+/* The record of the object at addr (kind, if new), or NULL. */
+FTHR_HIDDEN struct dobj *fthr_diag_obj_of(const void *addr, int kind);
+
 /* ---- diag_report.c: writing reports ---- */
 
 /* Reports go to fthr_diag_report_fd (2, or the profile's file while it is
@@ -156,9 +170,8 @@ FTHR_HIDDEN void fthr_diag_out(const char *fmt, ...);
 FTHR_HIDDEN void fthr_diag_out_pc(const char *indent, int i, void *pc);
 FTHR_HIDDEN void fthr_diag_out_site(const struct dsite *s);
 FTHR_HIDDEN void fthr_diag_out_obj(const struct dobj *o);
-/* A checker report: its first line (takes fthr_diag_report_lock) ... its
- * last, the stack of the call (and abort with FTHR_CHECK=abort). */
+/* A checker report's first line (takes fthr_diag_report_lock; its last:
+ * fthr_diag_check_end, diag_check.c). */
 FTHR_HIDDEN void fthr_diag_check_begin(const char *what);
-FTHR_HIDDEN void fthr_diag_check_end(void);
 
 #endif

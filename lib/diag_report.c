@@ -2,14 +2,13 @@
  * Integers only (no floating point anywhere in the library), formatted into
  * a buffer on the stack and written with write(2), to stderr or to the
  * profile's file; a call site as symbol+offset (file) where dladdr knows
- * it; and the frame of a checker report: one report at a time, the thread,
- * the stack of the call, then abort() under FTHR_CHECK=abort.
+ * it; and the first line of a checker report: one report at a time, the
+ * thread (diag_check.c writes the rest).
  */
 #include "config.h"
 #include <dlfcn.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <unistd.h>
 #include "diag_impl.h"
 #include "lll.h"
@@ -73,16 +72,4 @@ FTHR_HIDDEN void fthr_diag_check_begin(const char *what)
 {
 	fthr_lll_lock(&fthr_diag_report_lock, false);
 	fthr_diag_out("fthr-check: %s (thread %d)\n", what, fthr_tid());
-}
-
-FTHR_HIDDEN void fthr_diag_check_end(void)
-{
-	struct dsite now;
-
-	fthr_diag_out("  at:\n");
-	fthr_diag_capture(&now);
-	fthr_diag_out_site(&now);
-	fthr_lll_unlock(&fthr_diag_report_lock, false);
-	if (fthr_diag_modes & FTHR_DIAG_ABORT)
-		abort();
 }

@@ -2,12 +2,11 @@
  * (FTHR_CHECK) share (declared in diag_impl.h).
  *
  * The modes, read once from the environment the process started with (the
- * first watched call or this file's constructor). Objects: a table of
- * records keyed by object address (open addressing, CAS on the key, never
- * removed; 32768 records, mapped on first use). Call stacks, this library's
- * own innermost frames left out. And each thread's locks (object, mode,
- * call site), a small array hung off its TLS record, freed when the thread
- * exits, with a report if it still holds some.
+ * first watched call or diag_start.c's constructor). The table of objects
+ * (diag_start.c maps it and finds the records). Call stacks, this
+ * library's own innermost frames left out. And each thread's locks
+ * (object, mode, call site), a small array hung off its TLS record, freed
+ * when the thread exits, with a report if it still holds some.
  */
 #include "config.h"
 #include <dlfcn.h>
@@ -15,13 +14,10 @@
 #include <fcntl.h>
 #include <link.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <sys/syscall.h>
 #include "diag_impl.h"
 #include "lll.h"
-#include "objects.h"
 #include "wait.h"
 
 /* ---- the environment, read once by the first watched call ---- */
@@ -60,11 +56,13 @@ FTHR_NO_SANITIZE int fthr_diag_mode(void)
 	return 0;
 }
 
-/* ---- objects ---- */
+/* ---- objects (diag_start.c maps the table and finds the records) ---- */
 
 FTHR_HIDDEN struct dobj *fthr_diag_objs;
 FTHR_HIDDEN volatile int fthr_diag_objs_lost;
-static pthread_once_t objs_once = PTHREAD_ONCE_INIT;
+
+/* ---- call stacks ---- */
+
 static unsigned long lib_lo, lib_hi; /* our own text, skipped in stacks */
 
 static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
@@ -85,57 +83,14 @@ static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;
 }
 
-static void objs_init(void)
+FTHR_HIDDEN void fthr_diag_stacks_init(void)
 {
 	Dl_info di;
 	void *pc[2];
 
-	fthr_diag_objs = mmap(NULL, NOBJ * sizeof(struct dobj), PROT_READ | PROT_WRITE,
-			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (fthr_diag_objs == MAP_FAILED)
-		fthr_diag_objs = NULL;
 	if (dladdr((void *)fthr_diag_mode, &di) && di.dli_fbase)
 		dl_iterate_phdr(find_self, di.dli_fbase);
 	backtrace(pc, 2); /* loads the unwinder now, not inside a lock */
-	if (profiling()) {
-		atexit(fthr_diag_report_at_exit);
-		if (fthr_diag_env.profile_sigusr2)
-			signal(SIGUSR2, fthr_diag_report_on_signal);
-	}
-}
-
-__attribute__((constructor)) static void diag_start(void)
-{
-	if (fthr_diag_mode())
-		fthr_once(&objs_once, objs_init);
-}
-
-FTHR_HIDDEN struct dobj *fthr_diag_obj_of(const void *addr, int kind)
-{
-	unsigned long key = (unsigned long)addr;
-	uint64_t h = (uint64_t)(key >> 3) * 0x9e3779b97f4a7c15ull;
-
-	if (!fthr_diag_objs)
-		fthr_once(&objs_once, objs_init);
-	if (!fthr_diag_objs || !key)
-		return NULL;
-	for (unsigned i = 0, j = (unsigned)(h >> 49); i < 64; i++, j = (j + 1) % NOBJ) {
-		struct dobj *o = &fthr_diag_objs[j];
-		unsigned long k = __atomic_load_n(&o->key, __ATOMIC_ACQUIRE), zero = 0;
-
-		if (k == key)
-			return o;
-		if (k == 0 && __atomic_compare_exchange_n(&o->key, &zero, key, false,
-							  __ATOMIC_ACQ_REL,
-							  __ATOMIC_ACQUIRE)) {
-			o->kind = kind;
-			return o;
-		}
-		if (zero == key)
-			return o;
-	}
-	__atomic_fetch_add(&fthr_diag_objs_lost, 1, __ATOMIC_RELAXED);
-	return NULL;
 }
 
 FTHR_HIDDEN FTHR_NOINLINE void fthr_diag_capture(struct dsite *s)

@@ -1,10 +1,10 @@
 /* lib/env.c: fthr's environment variables (env.h): secure-execution mode,
  * the reading of /proc/self/environ, and the one parser of every value.
  *
- * Read once per process (diag_state.c's first watched call or its
- * constructor), possibly from another library's constructor before the
- * sanitizer runtimes are set up: raw system calls for the file, static and
- * stack memory, no libc string function.
+ * Read once per process (diag_state.c: the first watched call or
+ * diag_start.c's constructor), possibly from another library's
+ * constructor before the sanitizer runtimes are set up: raw system calls
+ * for the file, static and stack memory, no libc string function.
  */
 #include "config.h"
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 /* lib/host.h: the host C library's own definitions of calls fthr also
  * defines, for the few places fthr needs the host's version underneath:
  * one host thread-specific key, whose destructor is fthr's per-thread exit
- * hook, pthread_cancel, which fthr wraps (host.c), and the scheduling
+ * hook, pthread_cancel, which fthr wraps (cancel.c), and the scheduling
  * calls fthr wraps for priority-protect mutexes (thr_mutex_pp.c). Resolved once with
  * dlvsym(RTLD_NEXT, name, version) from the library constructor, before
  * the program runs, so no fast path ever resolves anything (and no malloc
@@ -22,7 +22,9 @@ extern void _pthread_cleanup_push(struct _pthread_cleanup_buffer *buf,
 extern void _pthread_cleanup_pop(struct _pthread_cleanup_buffer *buf,
 				 int execute);
 
-/* fthr_futex_wait as a cancellation point, cancellation staying the host's:
+/* Cancellation (cancel.c).
+ *
+ * fthr_futex_wait as a cancellation point, cancellation staying the host's:
  * the cancel type is asynchronous only around the wait, and cleanup(arg)
  * runs if the thread is cancelled there (before the caller's own cleanup
  * handlers). */

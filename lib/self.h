@@ -38,7 +38,7 @@ struct fthr_robust_head {
 struct fthr_self {
 	int tid;		/* kernel thread id; 0 = not filled yet */
 	void *robust;		/* this thread's kernel robust list head, or NULL */
-	unsigned char exit_steps; /* thread-exit steps armed, bit per step (self.c) */
+	unsigned char exit_steps; /* exit steps armed, a bit each (thread_exit.c) */
 	int tsd_epoch;		/* key_epoch its tsd slots were checked at */
 	unsigned rdlocks;	/* read locks held, any rwlock (thr_rwlock.c) */
 	int rbheld;		/* of which biased, in rblock (thr_rwlock.c) */
@@ -62,8 +62,8 @@ struct fthr_self {
 	unsigned char pp_count[100];
 	void *diag;		/* FTHR_CHECK/FTHR_PROFILE: locks held (diag_state.c) */
 	bool diag_busy;		/* inside diag_*.c: calls go to the plain functions */
-	int cancel_req;		/* set by pthread_cancel of this thread (host.c) */
-	int cancel_busy;	/* pthread_cancel calls of it in flight (host.c) */
+	int cancel_req;		/* set by pthread_cancel of this thread (cancel.c) */
+	int cancel_busy;	/* pthread_cancel calls of it in flight (cancel.c) */
 };
 
 extern __thread struct fthr_self fthr_self_rec
@@ -84,8 +84,8 @@ extern int fthr_fork_gen FTHR_HIDDEN;
 
 FTHR_HIDDEN int fthr_self_fill(void);
 
-/* Thread-exit work (self.c). An object kind that keeps state per thread
- * arms its step in each thread that gets some; when that thread exits
+/* Thread-exit work (thread_exit.c). An object kind that keeps state per
+ * thread arms its step in each thread that gets some; when that thread exits
  * (however it was created, the main thread's pthread_exit too), the host
  * library runs one key destructor of fthr's, which runs the thread's armed
  * steps in this order, then forgets them (a later arm, from a destructor

@@ -1,7 +1,7 @@
 /* verify/futex.pml: the futex primitive shared by every fthr model.
  *
  * Models lib/futex.h (fthr_futex_wait, fthr_futex_wake,
- * fthr_futex_cmp_requeue) and lib/host.c (fthr_futex_wait_cancelable) with
+ * fthr_futex_cmp_requeue) and lib/cancel.c (fthr_futex_wait_cancelable) with
  * the kernel's semantics (lib/futex_linux.c: FUTEX_WAIT_BITSET, FUTEX_WAKE,
  * FUTEX_WAKE_BITSET, FUTEX_CMP_REQUEUE):
  *
@@ -51,7 +51,7 @@
  *                         called with, wherever a requeue had moved it
  *               CANCELS   (cancelable wait only) the thread is cancelled
  *                         while asleep, or after the wait returned but
- *                         before the cancel type is set back (host.c: the
+ *                         before the cancel type is set back (cancel.c: the
  *                         type is asynchronous around the whole call).
  *             A sleeper that was woken always returns 0, never ETIMEDOUT or
  *             EINTR: the kernel reports the wake if the waker dequeued it.
@@ -297,7 +297,7 @@ inline futex_wait_bits(addr, expect, ret, timed, bits)
 	fbits[_pid] = 0
 }
 
-/* host.c fthr_futex_wait_cancelable: the same, and asynchronous
+/* cancel.c fthr_futex_wait_cancelable: the same, and asynchronous
  * cancellation may strike while asleep or after the wait returned (the
  * wake-up the thread may have consumed is then the cleanup's business).
  * ret == F_CANCELLED: the caller runs its cleanup handler next. */
