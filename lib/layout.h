@@ -7,7 +7,7 @@
  * glibc's public fields (__lock, __owner, __count, __kind, ...) need no
  * name here: they are glibc's ABI and mean under fthr what they mean under
  * glibc. The structs stay in their objects' files: thr_cond.c and
- * thr_rwlock.c check theirs against this header with one line each
+ * rwlock.h check theirs against this header with one line each
  * (FTHR_COND_LAYOUT, FTHR_RWLOCK_LAYOUT); the semaphore's is sem.h's.
  * System headers only: the tests include it without lib/'s include path.
  */
@@ -46,7 +46,7 @@ _Static_assert(sizeof(struct fthr_cond_words) <=
 			       FTHR_COND_WORD_IS(T, wake),                     \
 		       "struct cond as layout.h names it")
 
-/* ---- read-write locks: thr_rwlock.c's struct rwlock ---- */
+/* ---- read-write locks: rwlock.h's struct rwlock ---- */
 /* state, the int at glibc's __readers: its low bits count the readers
  * (glibc's own lock counts them from bit 3). */
 #define FTHR_RW_READERS_SHIFT 0
@@ -62,7 +62,7 @@ _Static_assert(sizeof(struct fthr_cond_words) <=
 #define FTHR_RW_BIAS_MODE 3
 #define FTHR_RW_BIAS_ON 1
 
-/* thr_rwlock.c's struct T has these words where this header says. */
+/* rwlock.h's struct T has these words where this header says. */
 #define FTHR_RWLOCK_LAYOUT(T)                                                  \
 	_Static_assert(offsetof(T, state) ==                                   \
 			       offsetof(pthread_rwlock_t, __data.__readers) && \

@@ -41,12 +41,12 @@ struct fthr_self {
 	unsigned char exit_steps; /* exit steps armed, a bit each (thread_exit.c) */
 	int tsd_epoch;		/* key_epoch its tsd slots were checked at */
 	unsigned rdlocks;	/* read locks held, any rwlock (thr_rwlock.c) */
-	int rbheld;		/* of which biased, in rblock (thr_rwlock.c) */
+	int rbheld;		/* of which biased, in rblock (thr_rwlock_bias.c) */
 	struct fthr_rblock *rblock; /* this thread's reader slots, or NULL */
 	bool rblock_tried;	/* asked for rblock once */
 	const void *rb_lock;	/* re-bias: the rwlock this thread read last, */
 	int rb_writes;		/* its write count then, */
-	int rb_streak;		/* and the reads of it since (thr_rwlock.c) */
+	int rb_streak;		/* and the reads of it since (thr_rwlock_bias.c) */
 	void *tsd_data[FTHR_TSD_INLINE];
 	unsigned tsd_seq[FTHR_TSD_INLINE];
 	struct fthr_tsd_more *tsd_more; /* every key's slot, or NULL */
@@ -92,7 +92,7 @@ FTHR_HIDDEN int fthr_self_fill(void);
  * of the host's, arms the hook again). */
 enum fthr_exit_step {
 	FTHR_EXIT_TSD,		/* thr_key.c: key destructors, the thread's key block */
-	FTHR_EXIT_RWLOCK,	/* thr_rwlock.c: reader slots back to the pool */
+	FTHR_EXIT_RWLOCK,	/* thr_rwlock_bias.c: reader slots back to the pool */
 	FTHR_EXIT_DIAG,		/* diag_state.c: locks still held reported, record freed */
 	FTHR_EXIT_STEPS
 };

@@ -1,4 +1,5 @@
-/* verify/rwlock.pml: the read-write lock of lib/thr_rwlock.c.
+/* verify/rwlock.pml: the read-write lock of lib/thr_rwlock.c (with
+ * lib/rwlock.h and lib/thr_rwlock_sleep.c).
  *
  * The state word (WRITER, WR_WAIT, RD_WAIT, readers) is four fields updated
  * together in atomic steps (the C code's CAS / fetch_or / fetch_and /
@@ -137,7 +138,7 @@ bit r1in;			/* the program's flag: reader 1 was inside */
 bit wreg, whold;		/* ghost, liveness: writer NR registered (its
 				 * WR_WAIT set, in rw_sleep_loop) / holds */
 
-/* thr_rwlock.c try_read_as(l, handed): one attempt, r = 0 or EBUSY */
+/* rwlock.h try_read_as(l, handed): one attempt, r = 0 or EBUSY */
 inline try_read_as(handed, r)
 {
 	atomic {
@@ -150,7 +151,7 @@ inline try_read_as(handed, r)
 	}
 }
 
-/* thr_rwlock.c try_write: CAS to WRITER while no WRITER and no readers */
+/* rwlock.h try_write: CAS to WRITER while no WRITER and no readers */
 inline try_write(r)
 {
 	atomic {
@@ -162,7 +163,7 @@ inline try_write(r)
 }
 
 #ifdef PRIVATE
-/* thr_rwlock.c hand(w): if (w->handed) return (handed by an earlier
+/* thr_rwlock_sleep.c hand(w): if (w->handed) return (handed by an earlier
  * unlock and not run since: not woken again); w->handed = 1;
  * futex_wake(&w->handed, 1) */
 inline hand(p)
@@ -175,7 +176,7 @@ inline hand(p)
 	fi
 }
 
-/* thr_rwlock.c wake_queued, all priorities 0: bw = a queued writer (the
+/* thr_rwlock_sleep.c wake_queued, all priorities 0: bw = a queued writer (the
  * first in queue order; any one here), rmax = 0 if a reader is queued;
  * tie_to_writer = bw && prefers_writers. */
 inline wake_queued()
@@ -216,11 +217,12 @@ inline wake_queued()
 }
 #endif
 
-/* thr_rwlock.c wake_locked: under lock. Nobody while WRITER; while
- * readers hold the lock, the sleeping readers if no writer sleeps or the
- * kind prefers readers (all priorities 0; private: handed, pending left
- * as it is); when free, the rules' choice. -DNO_READER_WAKE: nobody while
- * readers hold it, the protocol before tst-rwlock15's fix. */
+/* thr_rwlock_sleep.c fthr_rw_wake_locked: under lock. Nobody while
+ * WRITER; while readers hold the lock, the sleeping readers if no writer
+ * sleeps or the kind prefers readers (all priorities 0; private: handed,
+ * pending left as it is); when free, the rules' choice.
+ * -DNO_READER_WAKE: nobody while readers hold it, the protocol before
+ * tst-rwlock15's fix. */
 inline wake_locked()
 {
 	if
@@ -270,7 +272,8 @@ inline wake_locked()
 	fi
 }
 
-/* thr_rwlock.c rw_sleep_loop(l, writer, ..., timed); r: 0 or F_ETIMEDOUT */
+/* thr_rwlock_sleep.c rw_sleep_loop(l, writer, ..., timed); r: 0 or
+ * F_ETIMEDOUT */
 inline rw_sleep_loop(writer, timed, r)
 {
 	timed_out = 0;

@@ -1,5 +1,6 @@
-/* verify/rwlock_bias.pml: the reader bias of lib/thr_rwlock.c (BRAVO with
- * per-thread reader slots; see "Reader bias" in the file's head comment).
+/* verify/rwlock_bias.pml: the reader bias of lib/thr_rwlock_bias.c (BRAVO
+ * with per-thread reader slots; see "Reader bias" in the file's head
+ * comment; its fast paths: lib/rwlock_bias.h).
  *
  * Modeled, step by step (each shared access its own step, sequentially
  * consistent: the C code uses SEQ_CST on the slot XCHGs, the bias store
@@ -224,7 +225,7 @@ byte nwin;			/* ghost: writer-preferring kinds, threads between
 bit handoff;			/* the program's flag: reader 1 was in */
 #endif
 
-/* thr_rwlock.c revoke_wake */
+/* thr_rwlock_bias.c fthr_rw_revoke_wake */
 inline revoke_wake()
 {
 	atomic {				/* fetch_add(&rev, REV_SEEN) */
@@ -234,7 +235,7 @@ inline revoke_wake()
 	futex_wake(REV, ALL)
 }
 
-/* thr_rwlock.c biased_release(l, b, j); held: a hold (not a back-out) */
+/* rwlock_bias.h biased_release(l, b, j); held: a hold (not a back-out) */
 inline biased_release(j, held)
 {
 #ifdef SEED_REV_FIRST
@@ -263,7 +264,7 @@ inline biased_release(j, held)
 #endif
 }
 
-/* thr_rwlock.c try_read_biased: r = 0 (held through slot) or EBUSY */
+/* rwlock_bias.h try_read_biased: r = 0 (held through slot) or EBUSY */
 inline try_read_biased(r)
 {
 	r = EBUSY;
@@ -310,7 +311,7 @@ inline try_read_biased(r)
 	j = 0
 }
 
-/* thr_rwlock.c try_read (try_read_as, not handed): one attempt */
+/* rwlock.h try_read (try_read_as, not handed): one attempt */
 #define READ_OK	(!st_writer && (st_wrwait == 0 || !PREFERS_WRITERS || rdlocks > 0))
 inline try_read(r)
 {
@@ -322,7 +323,7 @@ inline try_read(r)
 	}
 }
 
-/* thr_rwlock.c bias_stop: CAS(&bias, ON, DIRTY) */
+/* rwlock_bias.h bias_stop: CAS(&bias, ON, DIRTY) */
 inline bias_stop()
 {
 	atomic {
@@ -333,7 +334,7 @@ inline bias_stop()
 	}
 }
 
-/* thr_rwlock.c maybe_bias (the reader holds its read lock through state) */
+/* rwlock_bias.h maybe_bias (the reader holds its read lock through state) */
 inline maybe_bias()
 {
 #ifdef NOBIAS
@@ -456,7 +457,7 @@ inline rd_unlock()
 #endif
 }
 
-/* thr_rwlock.c try_write */
+/* rwlock.h try_write */
 inline try_write(r)
 {
 	atomic {
@@ -467,14 +468,15 @@ inline try_write(r)
 	}
 }
 
-/* thr_rwlock.c write_release (wake_if_free: the abstraction's blocked
+/* rwlock.h write_release (wake_if_free: the abstraction's blocked
  * threads proceed by themselves once their condition holds) */
 inline write_release()
 {
 	st_writer = 0				/* and_fetch(&state, ~WRITER) */
 }
 
-/* thr_rwlock.c revoke(l, wait, ...): r = 0, EBUSY or F_ETIMEDOUT */
+/* thr_rwlock_bias.c fthr_rw_revoke(l, wait, ...): r = 0, EBUSY or
+ * F_ETIMEDOUT */
 inline revoke(wait, timed, r)
 {
 	r = 0;
@@ -566,7 +568,7 @@ inline revoke(wait, timed, r)
 #endif
 }
 
-/* thr_rwlock.c write_acquired: holding WRITER */
+/* rwlock_bias.h write_acquired: holding WRITER */
 inline write_acquired(wait, timed, r)
 {
 	if
