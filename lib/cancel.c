@@ -34,13 +34,12 @@
 #include "host.h"
 #include "self.h"
 
-/* glibc's SIGCANCEL (32, its first real-time signal, kept for itself)
- * still pending for this thread? */
+/* glibc's SIGCANCEL (glibc.h, 2) still pending for this thread? */
 static bool sigcancel_pending(void)
 {
 	sigset_t set;
 
-	return sigpending(&set) == 0 && sigismember(&set, 32) == 1;
+	return sigpending(&set) == 0 && sigismember(&set, FTHR_GLIBC_SIGCANCEL) == 1;
 }
 
 /* A cancellation request is on its way to this thread: if cancellation is

@@ -21,9 +21,9 @@
  *     rwlock's __shared (thr_rwlock.c), a barrier's int at offset 12
  *     (thr_barrier.c), each non-zero only in an object glibc's init made
  *     process-shared, and where fthr's own objects keep 0.
- *  6. The versions under which glibc defines the calls fthr forwards to it
- *     (host.c resolves them with dlvsym): a call not found leaves that
- *     kind of process-shared object unusable (EINVAL).
+ *  6. The versions glibc defines the calls fthr forwards to it under
+ *     (host.c resolves them with dlvsym): a process-shared object's call
+ *     not found leaves that kind unusable (EINVAL).
  */
 #ifndef FTHR_GLIBC_H
 #define FTHR_GLIBC_H
@@ -67,5 +67,35 @@ static inline bool fthr_glibc_barrier_shared(const pthread_barrier_t *b)
 
 	return __atomic_load_n(shared, __ATOMIC_RELAXED) != 0;
 }
+
+/* 6. The versions glibc defines the calls fthr forwards to it under,
+ * newest first; a condition variable's never GLIBC_2.2.5, which on x86_64
+ * is the old condition variable kept for old binaries. The calls of the
+ * process-shared objects glibc runs for fthr: the field of struct
+ * fthr_host_shared (host.h) that keeps each, and its name. */
+#define FTHR_GLIBC_VERSIONS "GLIBC_2.34", "GLIBC_2.17", "GLIBC_2.2.5"
+#define FTHR_GLIBC_COND_VERSIONS "GLIBC_2.34", "GLIBC_2.3.2", "GLIBC_2.17"
+#define FTHR_GLIBC_SHARED_CALLS(X)                                             \
+	X(cond_init, "pthread_cond_init")                                      \
+	X(cond_destroy, "pthread_cond_destroy")                                \
+	X(cond_signal, "pthread_cond_signal")                                  \
+	X(cond_broadcast, "pthread_cond_broadcast")                            \
+	X(cond_wait, "pthread_cond_wait")                                      \
+	X(cond_timedwait, "pthread_cond_timedwait")                            \
+	X(cond_clockwait, "pthread_cond_clockwait")                            \
+	X(rw_init, "pthread_rwlock_init")                                      \
+	X(rw_destroy, "pthread_rwlock_destroy")                                \
+	X(rw_rdlock, "pthread_rwlock_rdlock")                                  \
+	X(rw_tryrdlock, "pthread_rwlock_tryrdlock")                            \
+	X(rw_timedrdlock, "pthread_rwlock_timedrdlock")                        \
+	X(rw_clockrdlock, "pthread_rwlock_clockrdlock")                        \
+	X(rw_wrlock, "pthread_rwlock_wrlock")                                  \
+	X(rw_trywrlock, "pthread_rwlock_trywrlock")                            \
+	X(rw_timedwrlock, "pthread_rwlock_timedwrlock")                        \
+	X(rw_clockwrlock, "pthread_rwlock_clockwrlock")                        \
+	X(rw_unlock, "pthread_rwlock_unlock")                                  \
+	X(barrier_init, "pthread_barrier_init")                                \
+	X(barrier_destroy, "pthread_barrier_destroy")                          \
+	X(barrier_wait, "pthread_barrier_wait")
 
 #endif

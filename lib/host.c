@@ -8,12 +8,9 @@
 
 struct fthr_host fthr_host;
 
-/* The versions glibc defines the calls under, newest first. */
-static const char *const versions[] = { "GLIBC_2.34", "GLIBC_2.17", "GLIBC_2.2.5" };
-
-/* The condition variable's: never GLIBC_2.2.5 on x86_64, whose
- * pthread_cond_* are the old condition variable kept for old binaries. */
-static const char *const cond_versions[] = { "GLIBC_2.34", "GLIBC_2.3.2", "GLIBC_2.17" };
+/* The versions glibc defines the calls under (glibc.h, 6). */
+static const char *const versions[] = { FTHR_GLIBC_VERSIONS };
+static const char *const cond_versions[] = { FTHR_GLIBC_COND_VERSIONS };
 
 static void *resolve_in(const char *name, const char *const *vers, size_t n)
 {
@@ -49,25 +46,8 @@ void fthr_host_shared_resolve(void)
 		const char *name;
 		size_t at;
 	} calls[] = {
-#define CALL(f, name) { name, __builtin_offsetof(struct fthr_host_shared, f) }
-		CALL(cond_init, "pthread_cond_init"), CALL(cond_destroy, "pthread_cond_destroy"),
-		CALL(cond_signal, "pthread_cond_signal"),
-		CALL(cond_broadcast, "pthread_cond_broadcast"),
-		CALL(cond_wait, "pthread_cond_wait"), CALL(cond_timedwait, "pthread_cond_timedwait"),
-		CALL(cond_clockwait, "pthread_cond_clockwait"),
-		CALL(rw_init, "pthread_rwlock_init"), CALL(rw_destroy, "pthread_rwlock_destroy"),
-		CALL(rw_rdlock, "pthread_rwlock_rdlock"),
-		CALL(rw_tryrdlock, "pthread_rwlock_tryrdlock"),
-		CALL(rw_timedrdlock, "pthread_rwlock_timedrdlock"),
-		CALL(rw_clockrdlock, "pthread_rwlock_clockrdlock"),
-		CALL(rw_wrlock, "pthread_rwlock_wrlock"),
-		CALL(rw_trywrlock, "pthread_rwlock_trywrlock"),
-		CALL(rw_timedwrlock, "pthread_rwlock_timedwrlock"),
-		CALL(rw_clockwrlock, "pthread_rwlock_clockwrlock"),
-		CALL(rw_unlock, "pthread_rwlock_unlock"),
-		CALL(barrier_init, "pthread_barrier_init"),
-		CALL(barrier_destroy, "pthread_barrier_destroy"),
-		CALL(barrier_wait, "pthread_barrier_wait"),
+#define CALL(f, name) { name, __builtin_offsetof(struct fthr_host_shared, f) },
+		FTHR_GLIBC_SHARED_CALLS(CALL)
 #undef CALL
 	};
 	/* the kinds' first and one-past-last calls in the struct */

@@ -30,7 +30,7 @@ struct rwlock {
 	int rwait;
 	int wwait;
 	int writer;	/* offset 24, glibc's __cur_writer */
-	int shared;	/* offset 28, glibc's __shared */
+	int shared;	/* offset 28, glibc's __shared (glibc.h, 5) */
 	struct waiter *queue;
 	volatile int bias;	/* BIAS_OFF/ON/DIRTY, + an epoch (thr_rwlock_bias.c) */
 	volatile int rev;	/* revocation futex word (thr_rwlock_bias.c) */

@@ -70,7 +70,7 @@ extern __thread struct fthr_self fthr_self_rec
 	__attribute__((tls_model("initial-exec"))) FTHR_HIDDEN;
 
 /* Thread t's record: its initial-exec TLS block lies at the same offset
- * from its thread descriptor as the caller's from its own. */
+ * from its thread descriptor as the caller's from its own (glibc.h, 1). */
 static inline struct fthr_self *fthr_self_of(pthread_t t)
 {
 	return (struct fthr_self *)((char *)t +

@@ -68,8 +68,8 @@ static FTHR_NOINLINE int rdlock_full(struct rwlock *l, clockid_t clk,
 /* ---- process-shared: the host's rwlock (host.h) ---- */
 
 /* Made by the host's init with the process-shared attribute: its __shared
- * (this struct's shared) is 1. fthr's own process-shared protocol is left
- * for a host without the calls. */
+ * (this struct's shared) is 1 (glibc.h, 5). fthr's own process-shared
+ * protocol is left for a host without the calls. */
 static inline bool host_rw(const struct rwlock *l)
 {
 	return unlikely(l->shared) && fthr_hs()->ok_rwlock;

@@ -4,9 +4,11 @@
  * fthr. A glibc that changed one of them fails here, by name, before fthr
  * misbehaves on it. Exit 0: all hold; 1: one does not (each printed).
  */
+#include <dlfcn.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -33,6 +35,31 @@ static void *tls_offset(void *arg)
 static void *nothing(void *arg)
 {
 	return arg;
+}
+
+/* 6. each call fthr forwards is found under one of its versions */
+static void forwarded_calls(void)
+{
+	static const char *const vers[] = { FTHR_GLIBC_VERSIONS };
+	static const char *const cond_vers[] = { FTHR_GLIBC_COND_VERSIONS };
+	static const char *const names[] = {
+#define NAME(f, name) name,
+		FTHR_GLIBC_SHARED_CALLS(NAME)
+#undef NAME
+	};
+	char what[128];
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		bool cond = strncmp(names[i], "pthread_cond_", 13) == 0;
+		const char *const *v = cond ? cond_vers : vers;
+		bool found = false;
+
+		for (size_t k = 0; k < 3 && !found; k++)
+			found = dlvsym(RTLD_NEXT, names[i], v[k]) != NULL;
+		snprintf(what, sizeof(what), "glibc defines %s under a version fthr asks for",
+			 names[i]);
+		check(found, what);
+	}
 }
 
 int main(void)
@@ -96,5 +123,7 @@ int main(void)
 	check(fthr_glibc_barrier_shared(&b), "a process-shared barrier has its 'shared' int set");
 	pthread_barrier_destroy(&b);
 	pthread_barrier_destroy(&b);
+
+	forwarded_calls();
 	return failed;
 }
