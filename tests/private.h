@@ -53,7 +53,7 @@ static inline int priv_cond_wake(const pthread_cond_t *c)
 	return priv_load(&priv_cond(c)->wake);
 }
 
-/* ---- read-write locks (lib/thr_rwlock.c) ---- */
+/* ---- read-write locks (lib/rwlock.h, lib/thr_rwlock_bias.c) ---- */
 /* The reader bias's mode: 0 off, FTHR_RW_BIAS_ON on, 2 revoked; always
  * off on 32-bit arches (their object has no room for the bias). */
 static inline int priv_rwlock_bias_mode(const pthread_rwlock_t *rw)

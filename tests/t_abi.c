@@ -29,7 +29,7 @@ static const char *const ours[] = {
 	"pthread_once", "pthread_spin_init", "pthread_spin_lock",
 	"pthread_spin_trylock", "pthread_spin_unlock", "pthread_spin_destroy",
 	"fthr_version",
-	/* the host's underneath, wrapped (host.c, thr_mutex_pp.c) */
+	/* the host's underneath, wrapped (cancel.c, thr_mutex_pp.c) */
 	"pthread_cancel", "pthread_getschedparam", "pthread_setschedparam",
 	"pthread_setschedprio",
 };
