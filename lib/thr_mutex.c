@@ -250,6 +250,12 @@ static const struct fthr_mutex_ops bad_kind_ops = {
 	.unlock = bad_kind_unlock,
 };
 
+/* A kind whose word protocol is this file's (kind_ops, below). */
+static inline bool plain_kind(int kind)
+{
+	return !(kind & (SPECIAL_KIND_BITS | ~KNOWN_KIND_BITS));
+}
+
 /* The one dispatch on a mutex's kind, made by every lock, trylock and
  * unlock that leaves the fast paths and by a condition wait's release and
  * re-take: NULL for the plain kinds (normal, recursive, errorcheck,
@@ -259,7 +265,7 @@ static const struct fthr_mutex_ops bad_kind_ops = {
  * is a row here and a file with its fthr_mutex_ops. */
 static inline const struct fthr_mutex_ops *kind_ops(int kind)
 {
-	if (likely(!(kind & (SPECIAL_KIND_BITS | ~KNOWN_KIND_BITS))))
+	if (likely(plain_kind(kind)))
 		return NULL;
 	if (unlikely(kind & ~KNOWN_KIND_BITS))
 		return &bad_kind_ops;
@@ -356,20 +362,20 @@ FTHR_HIDDEN FTHR_INLINED int fthr_mutex_clocklock(pthread_mutex_t *m, clockid_t 
 }
 
 /* Out of line: the call through a pointer stays out of the trylock's hot
- * path (tests/fpu-free.sh proves that path makes none). */
-static FTHR_NOINLINE int mutex_trylock_kind(pthread_mutex_t *m, int kind,
-					    const struct fthr_mutex_ops *ops)
+ * path (tests/fpu-free.sh proves that path makes none). The test before
+ * the call has no unlikely(): with it, GCC 12 saved and restored a
+ * register on the plain kinds' path. */
+static FTHR_NOINLINE int mutex_trylock_kind(pthread_mutex_t *m, int kind)
 {
-	return ops->trylock(m, kind);
+	return kind_ops(kind)->trylock(m, kind);
 }
 
 FTHR_HIDDEN FTHR_INLINED int fthr_mutex_trylock(pthread_mutex_t *m)
 {
 	int kind = mutex_kind(m), tid;
-	const struct fthr_mutex_ops *ops = kind_ops(kind);
 
-	if (unlikely(ops))
-		return mutex_trylock_kind(m, kind, ops);
+	if (!plain_kind(kind))
+		return mutex_trylock_kind(m, kind);
 	tid = fthr_tid();
 	if (mutex_owner(m) == tid)
 		return fthr_mutex_relock(m, kind & FTHR_MUTEX_KIND_MASK, true);
