@@ -6,15 +6,17 @@
 # on the small programs there). Logs: memcheck-logs/SUITE/PID.log. The
 # verdict is memcheck's: a suite must run to its summary, and its own
 # failures under Valgrind's one-thread-at-a-time pace are listed.
-# Env: FTHR_LIB, FTHR_BUILDDIR; MEMCHECK_SUITES to choose suites.
+# Env: FTHR_LIB, FTHR_BUILDDIR, FTHR_SRCDIR; MEMCHECK_SUITES to choose
+# suites (default: every suite of tests/suites.list).
 set -u
 lib=${FTHR_LIB:?}
 b=${FTHR_BUILDDIR:-.}
-suites=${MEMCHECK_SUITES:-t_mutex t_mutexattr t_once t_spin t_abi t_futex t_cond t_sem t_rwlock t_barrier t_key t_c11 t_robust t_pi t_fork t_pp t_pshared}
+srcdir=${FTHR_SRCDIR:-$(dirname "$0")/..}
+suites=${MEMCHECK_SUITES:-$(sed '/^#/d; /^[[:space:]]*$/d; s/[[:space:]].*//; s/^/t_/' "$srcdir/tests/suites.list")}
 out=memcheck-logs
 rm -rf "$out"; mkdir -p "$out" || exit 99
 pass=0 fail=0
-fthr_frame='[(](thr_[a-z_]+|lll|futex_linux|self|host|version|diag_[a-z]+)[.]c:[0-9]+[)]|libfthr[.]so'
+fthr_frame='[(](thr_[a-z_]+|lll|futex_linux|self|host|cancel|thread_exit|wait|env|time64|version|diag_[a-z]+)[.]c:[0-9]+[)]|libfthr[.]so'
 for s in $suites; do
 	mkdir -p "$out/$s"
 	# preloaded; a suite of fthr's internals (t_futex) linked
